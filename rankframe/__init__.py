@@ -1,0 +1,40 @@
+"""rankframe: trec_eval-exact ranking evaluation as lazy Polars expressions.
+
+Examples
+--------
+>>> import polars as pl
+>>> import rankframe as rf
+>>> qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+>>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+>>> rf.evaluate(qrels, run, ["nDCG@10", "RR"])["value"].round(4).to_list()
+[0.6309, 0.5]
+"""
+
+from __future__ import annotations
+
+from rankframe import expr
+from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
+from rankframe._evaluate import evaluate, explain
+from rankframe._io import read_judged, read_qrels, read_run
+from rankframe._measures import Measure, load_all
+from rankframe._names import parse_measure, valid_names
+
+load_all()
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "InputError",
+    "Measure",
+    "MeasureError",
+    "RankframeError",
+    "RankframeWarning",
+    "evaluate",
+    "explain",
+    "expr",
+    "parse_measure",
+    "read_judged",
+    "read_qrels",
+    "read_run",
+    "valid_names",
+]

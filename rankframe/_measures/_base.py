@@ -1,0 +1,312 @@
+"""The measure base class, its parameter declarations and the registry.
+
+A measure family (``P``, ``AP``, ``nDCG``...) is a subclass of :class:`Measure` that declares its
+parameters as data and builds one aggregation expression from a :class:`Ctx`. An instance is one
+fully parametrised measure (``P@5``); its ``repr`` is the canonical ir_measures-style name.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Literal
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+
+Aggregation = Literal["mean", "sum", "gmean", "none"]
+
+#: Floor applied to per-query values before a geometric mean (trec_eval's MIN_GEO_MEAN).
+MIN_GEO_MEAN = 1e-5
+
+
+@dataclass(frozen=True)
+class Param:
+    """Declaration of one measure parameter.
+
+    Parameters
+    ----------
+    name
+        Keyword used in ir_measures syntax (``rel`` in ``P(rel=2)@5``). ``cutoff`` is printed
+        as ``@k``.
+    kind
+        One of ``"int"``, ``"float"``, ``"str"``, ``"gains"`` (a mapping grade -> gain),
+        ``"floats"`` (a tuple of floats) or ``"bool"``.
+    default
+        Default value; a parameter equal to its default is left out of the canonical name.
+    check
+        Optional predicate with the text of its domain, e.g. ``(lambda k: k >= 1, "an int >= 1")``.
+    """
+
+    name: str
+    kind: str
+    default: Any = None
+    check: tuple[Callable[[Any], bool], str] | None = None
+    doc: str = ""
+
+
+def _coerce(measure: str, p: Param, value: Any) -> Any:
+    """Coerce and validate one parameter value."""
+    if value is None:
+        return None
+    try:
+        if p.kind == "int":
+            if isinstance(value, bool):
+                raise TypeError
+            if isinstance(value, float) and not value.is_integer():
+                raise TypeError
+            if isinstance(value, str):
+                value = int(value)
+            value = int(value)
+        elif p.kind == "float":
+            if isinstance(value, bool):
+                raise TypeError
+            value = float(value)
+            if not math.isfinite(value):
+                raise TypeError
+        elif p.kind == "str":
+            if not isinstance(value, str):
+                raise TypeError
+        elif p.kind == "bool":
+            if isinstance(value, str):
+                if value.lower() not in ("true", "false"):
+                    raise TypeError
+                value = value.lower() == "true"
+            elif not isinstance(value, bool):
+                raise TypeError
+        elif p.kind == "gains":
+            if not isinstance(value, Mapping):
+                raise TypeError
+            value = tuple(sorted((int(k), float(v)) for k, v in value.items()))
+        elif p.kind == "floats":
+            value = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        expected = p.check[1] if p.check else f"of kind {p.kind}"
+        raise MeasureError.bad_param(measure, p.name, expected, value) from None
+    if p.check is not None and not p.check[0](value):
+        raise MeasureError.bad_param(measure, p.name, p.check[1], value)
+    return value
+
+
+POSITIVE_INT = (lambda k: k >= 1, "an int >= 1")
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """The columns a measure expression reads, inside one query group.
+
+    Parameters
+    ----------
+    rank
+        1-based rank of a retrieved document, null for a judged document that was not retrieved
+        (or fell below the depth).
+    rel
+        The judgment of the document, null when it is not in the qrels (trec_eval's "nonpool");
+        negative values are "in pool but unjudged".
+    relevance_level
+        Minimum grade counted as relevant by binary measures when the measure's own ``rel`` is
+        not given (trec_eval's ``-l``).
+    """
+
+    rank: pl.Expr
+    rel: pl.Expr
+    relevance_level: int = 1
+
+    # helpers used by measure modules -------------------------------------------------
+    def level(self, rel: int | None) -> int:
+        """Return the relevance level in force for a measure parameter ``rel``."""
+        return self.relevance_level if rel is None else rel
+
+    @property
+    def retrieved(self) -> pl.Expr:
+        """Boolean: the row was retrieved (within the depth)."""
+        return self.rank.is_not_null()
+
+    @property
+    def judged(self) -> pl.Expr:
+        """Boolean: the row has a judgment >= 0."""
+        return (self.rel >= 0).fill_null(False)
+
+    def relevant(self, rel: int | None = None) -> pl.Expr:
+        """Boolean: the row is judged relevant at the level in force."""
+        return (self.rel >= self.level(rel)).fill_null(False)
+
+    def num_rel(self, rel: int | None = None) -> pl.Expr:
+        """Number of judged relevant documents of the query (retrieved or not)."""
+        return self.relevant(rel).sum()
+
+    @property
+    def num_ret(self) -> pl.Expr:
+        """Number of retrieved documents."""
+        return self.rank.count()
+
+    def num_rel_ret(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
+        """Number of relevant retrieved documents, optionally within the top ``cutoff``."""
+        hit = self.relevant(rel) & self.retrieved
+        if cutoff is not None:
+            hit = hit & (self.rank <= cutoff).fill_null(False)
+        return hit.sum()
+
+    def only_judged(self) -> Ctx:
+        """Drop unjudged documents (absent or negative grade) and re-rank the rest (``-J``)."""
+        keep = self.judged
+        return Ctx(
+            rank=self.rank.filter(keep).rank("ordinal"),
+            rel=self.rel.filter(keep),
+            relevance_level=self.relevance_level,
+        )
+
+    def gain(self, gains: tuple[tuple[int, float], ...] | None = None) -> pl.Expr:
+        """Gain of each row: the grade (negative and missing grades give 0) or a gain map."""
+        if gains is None:
+            return self.rel.clip(lower_bound=0).fill_null(0).cast(pl.Float64)
+        mapping = dict(gains)
+        expr = pl.when(self.rel.is_null() | (self.rel < 0)).then(pl.lit(0.0))
+        for grade, gain in mapping.items():
+            expr = expr.when(self.rel == grade).then(pl.lit(gain))
+        # grades absent from the map keep their own value as gain (trec_eval's rule)
+        return expr.otherwise(self.rel.clip(lower_bound=0).cast(pl.Float64))
+
+
+def safe_div(num: pl.Expr, den: pl.Expr, undefined: float = 0.0) -> pl.Expr:
+    """``num / den`` with ``undefined`` where ``den`` is 0."""
+    return pl.when(den != 0).then(num.cast(pl.Float64) / den).otherwise(pl.lit(undefined))
+
+
+class Measure:
+    """A parametrised ranking measure (base class of every measure family).
+
+    Subclasses set ``NAME`` (ir_measures-style name), ``PARAMS`` (declarations),
+    ``AGGREGATE`` (how per-query values combine), ``UNDEFINED`` (documented value on undefined
+    queries) and implement :meth:`expr`. Instances are immutable and hashable; ``repr`` is the
+    canonical name and parses back to an equal object.
+    """
+
+    NAME: ClassVar[str]
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    AGGREGATE: ClassVar[Aggregation] = "mean"
+    DTYPE: ClassVar[type[pl.DataType] | pl.DataType] = pl.Float64
+    #: Extra names accepted by the parser (ranx-style, lower-case), mapped to default params.
+    ALIASES: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: Whether the "average" tie policy is supported (see the planner).
+    SUPPORTS_AVERAGE_TIES: ClassVar[bool] = False
+
+    __slots__ = ("_params",)
+
+    def __init__(self, **params: Any) -> None:
+        declared = {p.name: p for p in self.PARAMS}
+        unknown = set(params) - set(declared)
+        if unknown:
+            allowed = ", ".join(declared) or "none"
+            msg = (
+                f"{self.NAME} has no parameter {', '.join(sorted(unknown))}. "
+                f"Allowed parameters: {allowed}."
+            )
+            raise MeasureError(msg)
+        values = {}
+        for name, p in declared.items():
+            values[name] = _coerce(self.NAME, p, params.get(name, p.default))
+        object.__setattr__(self, "_params", values)
+        self.validate()
+
+    def validate(self) -> None:
+        """Check cross-parameter constraints (override in families that need it)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        msg = f"{type(self).__name__} objects are immutable"
+        raise AttributeError(msg)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return object.__getattribute__(self, "_params")[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The parameter values, defaults included."""
+        return dict(self._params)
+
+    def replace(self, **params: Any) -> Measure:
+        """Return a copy with some parameters changed."""
+        return type(self)(**{**self._params, **params})
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._params == self._params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self._params.items(), key=str))))
+
+    def __repr__(self) -> str:
+        parts = []
+        for p in self.PARAMS:
+            if p.name == "cutoff":
+                continue
+            v = self._params[p.name]
+            if v == p.default:
+                continue
+            parts.append(f"{p.name}={_format_value(p, v)}")
+        s = self.NAME + (f"({','.join(parts)})" if parts else "")
+        cutoff = self._params.get("cutoff")
+        if cutoff is not None:
+            s += f"@{_format_number(cutoff)}"
+        return s
+
+    __str__ = __repr__
+
+    def __matmul__(self, cutoff: Any) -> Measure:
+        """``P @ 5`` is ``P@5`` (ir_measures style)."""
+        return self.replace(cutoff=cutoff)
+
+    def __call__(self, **params: Any) -> Measure:
+        """``P(rel=2)`` returns a new measure with ``rel=2``."""
+        return self.replace(**params)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query aggregation expression of this measure."""
+        raise NotImplementedError
+
+
+def _format_number(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer() and abs(v) < 1e15:
+        return repr(v)  # keep floats visibly floats, e.g. 0.5 / 1.0
+    return repr(v) if not isinstance(v, str) else v
+
+
+def _format_value(p: Param, v: Any) -> str:
+    if p.kind == "gains":
+        return "{" + ", ".join(f"{k}: {_format_number(g)}" for k, g in v) + "}"
+    if p.kind == "floats":
+        return "(" + ", ".join(_format_number(x) for x in v) + ("," if len(v) == 1 else "") + ")"
+    if p.kind == "str":
+        return repr(v)
+    return _format_number(v)
+
+
+# ----------------------------------------------------------------------------- registry
+REGISTRY: dict[str, type[Measure]] = {}
+
+#: trec_eval measure names -> parser returning the measures for a parameter string.
+TREC_NAMES: dict[str, Callable[[str | None], list[Measure]]] = {}
+
+
+def register(cls: type[Measure]) -> type[Measure]:
+    """Class decorator adding a measure family to the registry."""
+    if cls.NAME in REGISTRY and REGISTRY[cls.NAME] is not cls:
+        msg = f"measure {cls.NAME!r} registered twice"
+        raise RuntimeError(msg)
+    REGISTRY[cls.NAME] = cls
+    return cls
+
+
+def register_trec(name: str, parse: Callable[[str | None], list[Measure]]) -> None:
+    """Register a trec_eval measure name and how its parameter string maps to measures."""
+    TREC_NAMES[name] = parse
+
+
+def families() -> Iterator[type[Measure]]:
+    """Iterate over registered measure families in name order."""
+    for name in sorted(REGISTRY, key=str.lower):
+        yield REGISTRY[name]

@@ -1,0 +1,109 @@
+"""Average precision (``AP``, ``AP@k``, ``GMAP``; trec_eval ``map``, ``map_cut``, ``gm_map``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import (
+    POSITIVE_INT,
+    Ctx,
+    Measure,
+    Param,
+    register,
+    register_trec,
+    safe_div,
+)
+from rankframe._measures._trec import long_cutoffs, single
+
+
+def _ap(ctx: Ctx, rel: int | None, cutoff: int | None) -> pl.Expr:
+    hit = ctx.relevant(rel) & ctx.retrieved
+    if cutoff is not None:
+        hit = hit & (ctx.rank <= cutoff).fill_null(False)
+    ranks = ctx.rank.filter(hit)
+    # within a query, the i-th relevant retrieved document (by rank) contributes i / rank
+    precisions = ranks.rank("ordinal").cast(pl.Float64) / ranks
+    return safe_div(precisions.sum(), ctx.num_rel(rel))
+
+
+@register
+class AP(Measure):
+    r"""Average precision: the mean of the precision at each relevant document.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Only the top ``k`` documents count (trec_eval's ``map_cut_k``); the denominator is still
+        every relevant document of the query.
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    .. math:: AP = \frac{1}{R} \sum_{i : \mathrm{rel}(d_i) \ge \ell,\ i \le k} P@i
+
+    with :math:`R` the number of judged relevant documents (retrieved or not). Relevant documents
+    that are not retrieved contribute 0. Undefined when :math:`R = 0`: the query scores 0.
+    Cost: one filter and one rank of the relevant retrieved documents per query.
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2005). Retrieval System Evaluation. In *TREC: Experiment
+    and Evaluation in Information Retrieval*, MIT Press.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> rf.evaluate(qrels, run, ["AP"])["value"].round(6).to_list()  # (1/1 + 2/3) / 3
+    [0.555556]
+    """
+
+    NAME = "AP"
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    ALIASES = {"map": {}}
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        return _ap(ctx, self.rel, self.cutoff)
+
+
+@register
+class GMAP(Measure):
+    r"""Average precision aggregated by its geometric mean over queries (trec_eval ``gm_map``).
+
+    Parameters
+    ----------
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    Per query it equals :class:`AP`; across queries
+
+    .. math:: GMAP = \exp\Big(\frac{1}{|Q|}\sum_q \log \max(AP_q, 10^{-5})\Big)
+
+    References
+    ----------
+    Robertson, S. (2006). On GMAP: and other transformations. CIKM 2006.
+    """
+
+    NAME = "GMAP"
+    PARAMS = (Param("rel", "int", None),)
+    AGGREGATE = "gmean"
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        return _ap(ctx, self.rel, None)
+
+
+register_trec("map", single("map", lambda: AP()))
+register_trec("gm_map", single("gm_map", lambda: GMAP()))
+register_trec(
+    "map_cut",
+    long_cutoffs("map_cut", (5, 10, 15, 20, 30, 100, 200, 500, 1000), lambda k: AP(cutoff=k)),
+)

@@ -1,0 +1,117 @@
+"""Normalised discounted cumulative gain (``nDCG``, ``nDCG@k``; trec_eval ``ndcg``, ``ndcg_cut``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import (
+    POSITIVE_INT,
+    Ctx,
+    Measure,
+    Param,
+    register,
+    register_trec,
+    safe_div,
+)
+from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
+
+DCG_VARIANTS = ("log2", "exp-log2")
+
+
+def gain_expr(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
+    """Gain of each row: linear grade (or a gain map) for ``log2``, ``2^rel - 1`` for ``exp-log2``."""
+    if dcg == "exp-log2":
+        return (pl.lit(2.0).pow(ctx.gain(gains)) - 1.0)
+    return ctx.gain(gains)
+
+
+def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
+    """Sum of gain / log2(rank + 1) over the retrieved documents (within ``cutoff``)."""
+    keep = ctx.retrieved
+    if cutoff is not None:
+        keep = keep & (ctx.rank <= cutoff).fill_null(False)
+    contrib = gain / (ctx.rank.cast(pl.Float64) + 1.0).log(2)
+    return contrib.filter(keep).sum()
+
+
+def ideal_dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
+    """DCG of the judged documents with positive gain, sorted by gain (retrieved or not)."""
+    ideal = gain.filter(ctx.judged & (gain > 0)).sort(descending=True)
+    if cutoff is not None:
+        ideal = ideal.head(cutoff)
+    position = ideal.cum_count().cast(pl.Float64)
+    return (ideal / (position + 1.0).log(2)).sum()
+
+
+@register
+class nDCG(Measure):  # noqa: N801 - the measure's canonical name
+    r"""Normalised discounted cumulative gain (Järvelin & Kekäläinen).
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Cut both the ranking and the ideal ranking at ``k`` (trec_eval's ``ndcg_cut_k``).
+    dcg : {"log2", "exp-log2"}
+        ``log2``: gain = grade (trec_eval); ``exp-log2``: gain = :math:`2^{grade} - 1`
+        (Burges et al.; ranx's ``ndcg_burges``).
+    gains : dict, optional
+        Map grade -> gain (trec_eval's ``ndcg.1=3,2=9``); grades absent from the map keep
+        their own value.
+    judged_only : bool
+        Drop unjudged documents from the ranking first (trec_eval ``-J``).
+
+    Notes
+    -----
+    .. math::
+        DCG@k = \sum_{i=1}^{k} \frac{g(d_i)}{\log_2(i + 1)}, \qquad
+        nDCG@k = \frac{DCG@k}{IDCG@k}
+
+    The ideal ranking sorts every judged document of the query with a positive gain, retrieved
+    or not; it is cut at ``k`` but never by the run's depth. Negative grades have gain 0.
+    Undefined when IDCG = 0 (nothing relevant): the query scores 0.
+
+    References
+    ----------
+    Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
+    ACM TOIS 20(4), 422-446.
+    Burges, C. et al. (2005). Learning to rank using gradient descent. ICML 2005.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["b", "c"], "relevance": [1, 2]})
+    >>> # rel = 0, 1, 2: (1/log2(3) + 2/log2(4)) / (2/log2(2) + 1/log2(3))
+    >>> rf.evaluate(qrels, run, ["nDCG"])["value"].round(6).to_list()
+    [0.61315]
+    """
+
+    NAME = "nDCG"
+    PARAMS = (
+        Param("cutoff", "int", None, POSITIVE_INT),
+        Param("dcg", "str", "log2", (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")),
+        Param("gains", "gains", None),
+        Param("judged_only", "bool", False),
+    )
+    ALIASES = {"ndcg": {}, "ndcg_burges": {"dcg": "exp-log2"}}
+    SUPPORTS_AVERAGE_TIES = True
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        if self.judged_only:
+            ctx = ctx.only_judged()
+        gain = gain_expr(ctx, self.dcg, self.gains)
+        return safe_div(dcg_expr(ctx, gain, self.cutoff), ideal_dcg_expr(ctx, gain, self.cutoff))
+
+
+def _ndcg_trec(pairs: dict[str, float] | None) -> nDCG:
+    return nDCG(gains=gains_from_pairs("ndcg", pairs))
+
+
+register_trec("ndcg", pair_params("ndcg", _ndcg_trec))
+register_trec(
+    "ndcg_cut",
+    long_cutoffs("ndcg_cut", (5, 10, 15, 20, 30, 100, 200, 500, 1000), lambda k: nDCG(cutoff=k)),
+)

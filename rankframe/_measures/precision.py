@@ -1,0 +1,59 @@
+"""Precision at a cutoff (``P@k``; trec_eval ``P``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import POSITIVE_INT, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._trec import long_cutoffs
+
+
+@register
+class P(Measure):
+    r"""Precision at ``k``: the fraction of the top ``k`` that is relevant.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        ``k``. Without it, the fraction of all retrieved documents (trec_eval's ``set_P``).
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level`` (1).
+
+    Notes
+    -----
+    .. math:: P@k = \frac{|\{d : \mathrm{rank}(d) \le k,\ \mathrm{rel}(d) \ge \ell\}|}{k}
+
+    The denominator is ``k`` even when fewer than ``k`` documents are retrieved (trec_eval: the
+    ranking is padded with non-relevant documents). A query with nothing retrieved scores 0;
+    without a cutoff, 0 as well.
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2005). Retrieval System Evaluation. In *TREC: Experiment
+    and Evaluation in Information Retrieval*, MIT Press.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "c"], "relevance": [1, 1]})
+    >>> rf.evaluate(qrels, run, ["P@2", "P@5"])["value"].to_list()  # 1/2 and 2/5
+    [0.5, 0.4]
+    """
+
+    NAME = "P"
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    ALIASES = {"precision": {}}
+    SUPPORTS_AVERAGE_TIES = True
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        hits = ctx.num_rel_ret(self.rel, self.cutoff).cast(pl.Float64)
+        if self.cutoff is None:
+            return pl.when(ctx.num_ret > 0).then(hits / ctx.num_ret).otherwise(0.0)
+        return hits / self.cutoff
+
+
+register_trec("P", long_cutoffs("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000), lambda k: P(cutoff=k)))

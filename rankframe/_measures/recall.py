@@ -1,0 +1,67 @@
+"""Recall at a cutoff (``R@k``; trec_eval ``recall``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import (
+    POSITIVE_INT,
+    Ctx,
+    Measure,
+    Param,
+    register,
+    register_trec,
+    safe_div,
+)
+from rankframe._measures._trec import long_cutoffs
+
+
+@register
+class R(Measure):
+    r"""Recall at ``k``: the fraction of the relevant documents found in the top ``k``.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        ``k``. Without it, over everything retrieved (trec_eval's ``set_recall``).
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    .. math:: R@k = \frac{|\{d : \mathrm{rank}(d) \le k,\ \mathrm{rel}(d) \ge \ell\}|}{R}
+
+    with :math:`R` the number of judged relevant documents of the query, retrieved or not.
+    Undefined when :math:`R = 0`: the query scores 0 (trec_eval).
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2005). Retrieval System Evaluation. In *TREC: Experiment
+    and Evaluation in Information Retrieval*, MIT Press.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> rf.evaluate(qrels, run, ["R@1", "R@3"])["value"].round(4).to_list()  # 1/3, 2/3
+    [0.3333, 0.6667]
+    """
+
+    NAME = "R"
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    ALIASES = {"recall": {}}
+    SUPPORTS_AVERAGE_TIES = True
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        return safe_div(ctx.num_rel_ret(self.rel, self.cutoff), ctx.num_rel(self.rel))
+
+
+register_trec(
+    "recall",
+    long_cutoffs("recall", (5, 10, 15, 20, 30, 100, 200, 500, 1000), lambda k: R(cutoff=k)),
+)

@@ -1,0 +1,56 @@
+"""Reciprocal rank (``RR``; trec_eval ``recip_rank``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import POSITIVE_INT, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._trec import single
+
+
+@register
+class RR(Measure):
+    r"""Reciprocal rank of the first relevant retrieved document.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Only the top ``k`` documents count.
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    .. math:: RR = \frac{1}{\min\{\mathrm{rank}(d) : \mathrm{rel}(d) \ge \ell\}}
+
+    A query without a relevant retrieved document scores 0.
+
+    References
+    ----------
+    Voorhees, E. M. (1999). The TREC-8 Question Answering Track Report. TREC-8.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "a"],
+    ...                     "score": [2.0, 1.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["b", "z"], "relevance": [1, 1]})
+    >>> rf.evaluate(qrels, run, ["RR"], per_query=True)["value"].to_list()  # 1/2, 0
+    [0.5, 0.0]
+    """
+
+    NAME = "RR"
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    ALIASES = {"mrr": {}}
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        hit = ctx.relevant(self.rel) & ctx.retrieved
+        if self.cutoff is not None:
+            hit = hit & (ctx.rank <= self.cutoff).fill_null(False)
+        first = ctx.rank.filter(hit).min()
+        return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
+
+
+register_trec("recip_rank", single("recip_rank", lambda: RR()))

@@ -1,0 +1,143 @@
+"""The planner: any set of measures over a run and qrels, composed into one lazy plan.
+
+Shape of the plan (DESIGN.md §4):
+
+1. read only the needed run columns; rank each query's documents once (score descending, ties
+   by doc id descending in byte order, trec_eval's rule) and cut at the depth;
+2. join relevance once: a full join with the qrels, so judged documents that were not retrieved
+   are rows with a null rank (they feed the number of relevant documents and the ideal DCG);
+3. one ``group_by`` over (run, breakdowns..., query) that evaluates every measure's aggregation;
+4. the cross-query aggregation happens on the small per-query frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+from rankframe._measures import Ctx, Measure
+
+Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
+HAS_RUN, HAS_QRELS = "_has_run", "_has_qrels"
+
+TiePolicy = Literal["trec_eval", "average", "input"]
+TIE_POLICIES = ("trec_eval", "average", "input")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Evaluation options (trec_eval's defaults)."""
+
+    complete: bool = False
+    depth: int | None = None
+    relevance_level: int = 1
+    ties: TiePolicy = "trec_eval"
+    score_dtype: Literal["float64", "float32"] = "float64"
+    judged_only: bool = False
+
+    def __post_init__(self) -> None:
+        if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):
+            msg = f"The 'depth' option must be an int >= 1 or None. Got {self.depth!r}."
+            raise MeasureError(msg)
+        if self.ties not in TIE_POLICIES:
+            msg = f"The 'ties' option must be one of {TIE_POLICIES}. Got {self.ties!r}."
+            raise MeasureError(msg)
+        if self.score_dtype not in ("float64", "float32"):
+            msg = f"The 'score_dtype' option must be 'float64' or 'float32'. Got {self.score_dtype!r}."
+            raise MeasureError(msg)
+        if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
+            msg = (
+                "The 'relevance_level' option must be an int. "
+                f"Got {self.relevance_level!r} ({type(self.relevance_level).__name__})."
+            )
+            raise MeasureError(msg)
+
+
+def tie_key(doc: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """The tie-break key: the doc id as trec_eval compares it (byte order of its text)."""
+    if dtype == pl.String:
+        return doc
+    return doc.cast(pl.String)
+
+
+def rank_expr(keys: list[str], doc_dtype: pl.DataType, ties: TiePolicy) -> pl.Expr:
+    """1-based rank within each query: score descending, then the tie policy."""
+    if ties == "input":
+        order = [-pl.col(S), pl.col("_order")]
+        return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32).over(keys, order_by=order)
+    order = [pl.col(S), tie_key(pl.col(D), doc_dtype)]
+    return pl.int_range(1, pl.len() + 1, dtype=pl.UInt32).over(
+        keys, order_by=order, descending=True
+    )
+
+
+def judged_frame(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    keys: list[str],
+    opts: Options,
+    qrels_keys: list[str] | None = None,
+) -> pl.LazyFrame:
+    """Ranked run rows joined with every judgment: columns keys, query, doc, rank, relevance.
+
+    ``qrels_keys`` are the run keys the qrels carry too (a judged frame with breakdowns): the
+    join then matches on them; judgments without those keys are replicated for every group.
+    """
+    qrels_keys = list(qrels_keys or [])
+    score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
+    cols = [*keys, Q, D, S] + (["_order"] if opts.ties == "input" else [])
+    run = run.select(cols).with_columns(pl.col(S).cast(score_dtype))
+    qrels = qrels.select(*qrels_keys, Q, D, REL)
+    if opts.judged_only:
+        run = run.join(
+            qrels.filter(pl.col(REL) >= 0), on=[*qrels_keys, Q, D], how="semi", nulls_equal=True
+        )
+    doc_dtype = run.collect_schema()[D]
+    ranked = run.with_columns(rank_expr([*keys, Q], doc_dtype, opts.ties).alias(RANK))
+    if opts.depth is not None:
+        ranked = ranked.filter(pl.col(RANK) <= opts.depth)
+    ranked = ranked.select(*keys, Q, D, RANK)
+    if len(qrels_keys) == len(keys):
+        return ranked.join(
+            qrels, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True
+        )
+    # Replicate the judgments for every (run, breakdown) group that holds the query.
+    combos = ranked.select(*keys, Q).unique()
+    if opts.complete:
+        every = ranked.select(*keys).unique().join(
+            qrels.select(*qrels_keys, Q).unique(), on=qrels_keys or None,
+            how="inner" if qrels_keys else "cross", nulls_equal=True,
+        )
+        combos = pl.concat([combos, every.select(*keys, Q)]).unique()
+    qrels_x = qrels.join(combos, on=[*qrels_keys, Q], how="inner", nulls_equal=True)
+    return ranked.join(qrels_x, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True)
+
+
+def per_query_plan(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    measures: list[Measure],
+    keys: list[str],
+    opts: Options,
+    qrels_keys: list[str] | None = None,
+) -> pl.LazyFrame:
+    """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure."""
+    if opts.ties == "average":
+        unsupported = [repr(m) for m in measures if not m.SUPPORTS_AVERAGE_TIES]
+        msg = (
+            "The 'average' tie policy is not implemented yet"
+            + (f" (requested for {', '.join(unsupported)})" if unsupported else "")
+            + ". Use ties='trec_eval' (default) or ties='input'."
+        )
+        raise MeasureError(msg)
+    frame = judged_frame(run, qrels, keys, opts, qrels_keys)
+    ctx = Ctx(rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level)
+    exprs = [m.expr(ctx).alias(repr(m)) for m in measures]
+    return frame.group_by([*keys, Q]).agg(
+        pl.col(RANK).is_not_null().any().alias(HAS_RUN),
+        pl.col(REL).is_not_null().any().alias(HAS_QRELS),
+        *exprs,
+    )
