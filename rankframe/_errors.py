@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+
+
+def at(where: str, line: int | None = None, *, row: int | None = None) -> str:
+    """Name a place in an input: ``"run.txt, line 7"``, ``"the run DataFrame, row 3"``."""
+    if line is not None:
+        return f"{where}, line {line}"
+    if row is not None:
+        return f"{where}, row {row}"
+    return where
 
 
 class RankframeError(ValueError):
@@ -15,15 +24,42 @@ class InputError(RankframeError):
 
     @classmethod
     def missing_columns(
-        cls, role: str, missing: Iterable[str], available: Iterable[str], source: str | None = None
+        cls,
+        role: str,
+        missing: Iterable[str],
+        available: Iterable[str],
+        source: str | None = None,
+        *,
+        tried: Sequence[str] = (),
     ) -> InputError:
-        """Build the error for columns that are needed but absent."""
-        where = f" in {source}" if source else ""
+        """Build the error for columns that are needed but absent.
+
+        Lists the missing and the available columns, the well-known names that were tried, and a
+        hint that maps the missing column (to the closest available one when there is one).
+        """
+        missing, available = list(missing), list(available)
+        subject = f"{source[:1].upper()}{source[1:]}" if source else f"The {role} input"
+        tried_txt = f" (tried the well-known names {', '.join(map(repr, tried))})" if tried else ""
+        guess = difflib.get_close_matches(missing[0], available, n=1, cutoff=0.4) if missing else []
+        example = repr(guess[0]) if guess else "'<column>'"
+        param = "qrels_columns={...} and/or run_columns" if role == "judged" else f"{role}_columns"
+        first = missing[0] if missing else "query_id"
         msg = (
-            f"The {role} input{where} has no column {', '.join(repr(m) for m in missing)}. "
-            f"Available columns: {', '.join(repr(a) for a in available) or '(none)'}. "
-            f"Hint: name the column explicitly, e.g. evaluate(..., {role}_columns="
-            "{'query_id': 'qid', 'doc_id': 'docno', ...})."
+            f"{subject} has no {role} column {', '.join(map(repr, missing))}{tried_txt}. "
+            f"Available columns: {', '.join(map(repr, available)) or '(none)'}. "
+            f"Hint: name the column explicitly, e.g. evaluate(..., {param}="
+            f"{{{first!r}: {example}}}) "
+            f"or read_{role}(..., columns={{...}})."
+        )
+        return cls(msg)
+
+    @classmethod
+    def unreadable(cls, role: str, where: str, error: BaseException) -> InputError:
+        """Build the error for a source that the underlying reader could not read."""
+        detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        msg = (
+            f"Cannot read the {role} input {where}: {detail}. Check that the file is complete and in "
+            "the format its name says (TREC text, Parquet, CSV/TSV, Arrow IPC)."
         )
         return cls(msg)
 

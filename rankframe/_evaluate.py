@@ -6,17 +6,17 @@ import math
 import os
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError, RankframeWarning
-from rankframe._io import Source, read_judged, read_qrels, read_run
+from rankframe._errors import InputError, RankframeWarning, at
+from rankframe._io import LINE, Source, describe, read_judged, read_qrels, read_run
 from rankframe._measures import MIN_GEO_MEAN, Measure
 from rankframe._names import parse_measures
-from rankframe._plan import D, HAS_QRELS, HAS_RUN, Q, REL, S, Options, per_query_plan
+from rankframe._plan import HAS_QRELS, HAS_RUN, REL, D, Options, Q, S, per_query_plan
 
 MeasureSpec = str | Measure
 
@@ -32,18 +32,23 @@ class Prepared:
     opts: Options
     run_where: str
     qrels_where: str
+    #: For several runs: run name -> the source it came from (for error messages).
+    run_sources: dict[str, str] = field(default_factory=dict)
 
 
-def _describe(source: Any) -> str:
-    if isinstance(source, str | os.PathLike):
-        return os.fspath(source)
-    return f"the {type(source).__name__} passed as input"
+def _describe(source: Any, role: str = "input") -> str:
+    return describe(source, role)
 
 
-def _runs_input(run: Any, columns: Mapping[str, str] | None) -> tuple[pl.LazyFrame, str]:
-    """Read one run, or several (a list or a dict name -> source) stacked with a ``run`` column."""
+def _runs_input(
+    run: Any, columns: Mapping[str, str] | None
+) -> tuple[pl.LazyFrame, str, dict[str, str]]:
+    """Read one run, or several (a list or a dict name -> source) stacked with a ``run`` column.
+
+    Returns the frame, a description of the source(s) and, for several runs, run name -> source.
+    """
     if isinstance(run, Mapping):
-        items = list(run.items())
+        items = [(str(k), v) for k, v in run.items()]
     elif isinstance(run, list | tuple):
         items = []
         for i, src in enumerate(run):
@@ -53,121 +58,235 @@ def _runs_input(run: Any, columns: Mapping[str, str] | None) -> tuple[pl.LazyFra
         if len(set(names)) != len(names):
             items = [(f"{n}#{i}", s) for i, (n, s) in enumerate(items)]
     else:
-        return read_run(run, columns=columns), _describe(run)
+        where = _describe(run, "run")
+        return _check_dtypes(read_run(run, columns=columns), "run", where), where, {}
+    if not items:
+        msg = "The run list is empty; pass at least one run (a path or a frame)."
+        raise InputError(msg)
     frames = []
     for name, src in items:
-        lf = read_run(src, columns=columns)
-        lf = lf.select(Q, D, S).with_columns(pl.lit(str(name)).alias("run"))
-        frames.append(lf)
-    return pl.concat(frames, how="vertical_relaxed"), ", ".join(_describe(s) for _, s in items)
+        lf = _check_dtypes(read_run(src, columns=columns), "run", _describe(src, "run"))
+        tag = pl.lit(name)
+        if "run" in lf.collect_schema().names():  # a frame of several runs: keep their names
+            tag = pl.concat_str([tag, pl.lit("/"), pl.col("run").cast(pl.String)])
+        frames.append(lf.with_columns(tag.alias("run")))
+    sources = {name: _describe(src, "run") for name, src in items}
+    stacked = pl.concat(_align_ids(*frames), how="diagonal_relaxed")
+    return stacked, ", ".join(sources.values()), sources
+
+
+def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> dict[str, Any] | None:
+    """The first row whose ``col`` does not convert to ``dtype`` (with its line if known)."""
+    pos = [LINE] if LINE in lf.collect_schema().names() else []
+    bad = (
+        lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
+        .select(*pos, col)
+        .head(1)
+        .collect()
+    )
+    return bad.row(0, named=True) if bad.height else None
+
+
+def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataType) -> InputError:
+    kind = {S: "scores must be numbers", REL: "grades must be integers"}.get(
+        col, "ids must be strings or integers"
+    )
+    target = {S: pl.Float64, REL: pl.Int64}.get(col, pl.String)
+    detail = ""
+    if dt == pl.String and col in (S, REL):
+        row = _first_unparsable(lf, col, pl.Float64)
+        if row is not None:
+            place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
+            detail = f" First value that is not a number: {row[col]!r}{place}."
+        else:
+            detail = " Every value looks like a number stored as text."
+    elif dt == pl.Null:
+        detail = " The column holds only nulls."
+    msg = (
+        f"The {role} column {col!r} in {where} has dtype {dt}; {kind}.{detail} Map the right "
+        f"column ({role}_columns={{{col!r}: ...}}) or cast it, e.g. pl.col({col!r}).cast(pl.{target})."
+    )
+    return InputError(msg)
 
 
 def _check_dtypes(lf: pl.LazyFrame, role: str, where: str) -> pl.LazyFrame:
+    """Check the dtypes of the canonical columns; cast categorical ids to strings."""
     schema = lf.collect_schema()
     casts = []
     for col in (Q, D):
         if col not in schema:
             continue
         dt = schema[col]
-        if not (dt == pl.String or dt.is_integer() or dt == pl.Categorical):
-            msg = (
-                f"The {role} column {col!r} in {where} has dtype {dt}; ids must be strings or "
-                "integers. Cast it first, e.g. pl.col(...).cast(pl.String)."
-            )
-            raise InputError(msg)
-        if dt == pl.Categorical:
+        if isinstance(dt, pl.Categorical | pl.Enum):
             casts.append(pl.col(col).cast(pl.String))
-    if S in schema and not schema[S].is_numeric():
-        msg = (
-            f"The {role} column 'score' in {where} has dtype {schema[S]}; scores must be numbers. "
-            "Map the right column with columns={'score': ...} or cast it."
-        )
-        raise InputError(msg)
+        elif not (dt == pl.String or dt.is_integer()):
+            raise _wrong_dtype(lf, role, where, col, dt)
+    if S in schema and not (schema[S].is_numeric() and schema[S] != pl.Boolean):
+        raise _wrong_dtype(lf, role, where, S, schema[S])
     if REL in schema:
         dt = schema[REL]
-        if dt.is_float():
-            casts.append(pl.col(REL))  # checked for integrality below
-        elif not dt.is_integer() and dt != pl.Boolean:
-            msg = (
-                f"The {role} column 'relevance' in {where} has dtype {dt}; grades must be "
-                "integers. Map the right column with columns={'relevance': ...} or cast it."
-            )
-            raise InputError(msg)
+        if not (dt.is_integer() or dt.is_float() or dt == pl.Boolean):
+            raise _wrong_dtype(lf, role, where, REL, dt)
     return lf.with_columns(casts) if casts else lf
 
 
-def _align_ids(run: pl.LazyFrame, qrels: pl.LazyFrame) -> tuple[pl.LazyFrame, pl.LazyFrame]:
-    """Give ids the same dtype on both sides (strings win unless both are integers)."""
-    rs, qs = run.collect_schema(), qrels.collect_schema()
+def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
+    """Give ids one dtype in every frame: Int64 if all are integers, else String.
+
+    Integers stay integers (faster to rank and join); a String on any side turns the others'
+    integers into their decimal text, which is also what trec_eval compares.
+    """
+    schemas = [f.collect_schema() for f in frames]
+    out = list(frames)
     for col in (Q, D):
-        if rs[col] == qs[col]:
+        dtypes = [s[col] for s in schemas if col in s]
+        if len(set(dtypes)) <= 1:
             continue
-        if rs[col].is_integer() and qs[col].is_integer():
-            run = run.with_columns(pl.col(col).cast(pl.Int64))
-            qrels = qrels.with_columns(pl.col(col).cast(pl.Int64))
-        else:
-            run = run.with_columns(pl.col(col).cast(pl.String))
-            qrels = qrels.with_columns(pl.col(col).cast(pl.String))
-    return run, qrels
+        ints = all(dt.is_integer() for dt in dtypes) and pl.UInt64 not in dtypes
+        target = pl.Int64 if ints else pl.String
+        out = [
+            f.with_columns(pl.col(col).cast(target)) if col in s and s[col] != target else f
+            for f, s in zip(out, schemas, strict=True)
+        ]
+    return tuple(out)
 
 
-def _line_hint(frame: pl.DataFrame) -> str:
-    if "line_no" in frame.columns and frame.height:
-        return f", line {frame['line_no'][0]}"
-    return ""
+def _place(row: Mapping[str, Any], where: str, sources: Mapping[str, str], column: str) -> str:
+    """Where a bad row is: the file and line for text inputs, else the source and the column."""
+    if "run" in row and row["run"] in sources:
+        where = f"{sources[row['run']]} (run {row['run']!r})"
+    if row.get(LINE) is not None:
+        return at(where, row[LINE])
+    return f"{where}, column {column!r}"
+
+
+def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
+    ids = f"query {row[Q]!r}, doc {row[D]!r}"
+    for col, what in ((Q, "query id"), (D, "doc id")):
+        if row[col] is None:
+            other = f"doc {row[D]!r}" if col == Q else f"query {row[Q]!r}"
+            return (
+                f"{place}: the {what} is null ({other}). Ids must not be null; drop such rows "
+                "first, e.g. df.drop_nulls(['query_id', 'doc_id'])."
+            )
+    if role == "qrels":
+        return (
+            f"{place}: the relevance grade of {ids} is null. Drop such rows or fill them "
+            "(pl.col('relevance').fill_null(0))."
+        )
+    if row[S] is None:
+        return (
+            f"{place}: the score of {ids} is null. Scores must be finite numbers; drop such rows "
+            "(in a judged frame a null score means 'not retrieved')."
+        )
+    return (
+        f"{place}: the score of {ids} is {row[S]!r}, which is not a finite number, so the "
+        "ranking is undefined. Replace it (e.g. pl.col('score').fill_nan(...)) or drop the row."
+    )
+
+
+def _duplicates_message(frame: pl.DataFrame, where: str, sources: Mapping[str, str], role: str) -> str:
+    first = frame.row(0, named=True)
+    if "run" in first and first["run"] in sources:
+        where = f"{sources[first['run']]} (run {first['run']!r})"
+    parts = []
+    for r in frame.iter_rows(named=True):
+        lines = f" (lines {', '.join(map(str, r[LINE]))})" if r.get(LINE) is not None else ""
+        parts.append(f"({r[Q]!r}, {r[D]!r}) x{r['_n']}{lines}")
+    col = "score" if role == "run" else "relevance"
+    return (
+        f"{where}: duplicate (query, doc) rows in the {role}: {'; '.join(parts)}. trec_eval refuses "
+        "them too; keep one row per (query, doc), e.g. "
+        f"df.group_by('query_id', 'doc_id').agg(pl.col({col!r}).max())."
+    )
+
+
+def _first_duplicates(lf: pl.LazyFrame, keys: list[str]) -> pl.DataFrame:
+    """The first three duplicated (query, doc) pairs, in file order with their lines if known."""
+    on = [*keys, Q, D]
+    dups = lf.group_by(on).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
+    if LINE not in lf.collect_schema().names():
+        return dups.sort(on, nulls_last=True).head(3).collect()
+    return (
+        lf.select(*on, LINE)
+        .join(dups, on=on, how="semi", nulls_equal=True)
+        .group_by(on)
+        .agg(pl.len().alias("_n"), pl.col(LINE).sort().head(3))
+        .sort(pl.col(LINE).list.first())
+        .head(3)
+        .collect()
+    )
+
+
+def _collect_checks(checks: list[pl.LazyFrame], role: str, where: str) -> list[pl.DataFrame]:
+    try:
+        return pl.collect_all(checks)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(role, where, exc) from exc
 
 
 def _validate(prep: Prepared) -> None:
-    """Collect the cheap sanity checks in one pass (nulls, non-finite scores, duplicates)."""
+    """The cheap sanity checks, in one pass per input: nulls, non-finite scores, duplicates."""
     run_cols = prep.run.collect_schema().names()
     qrels_cols = prep.qrels.collect_schema().names()
-    line = ["line_no"] if "line_no" in run_cols else []
-    qline = ["line_no"] if "line_no" in qrels_cols else []
-    checks = [
+    rpos = [LINE] if LINE in run_cols else []
+    qpos = [LINE] if LINE in qrels_cols else []
+    qkeys = [k for k in prep.keys if k in qrels_cols]
+
+    def dups(lf: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+        # A screen: distinct 64-bit hashes of (keys, query, doc) vs rows, ~3x cheaper than a
+        # group_by on string ids. Duplicates (or, rarely, a hash collision) are then looked up
+        # exactly, with their lines, by _first_duplicates.
+        return lf.select(
+            (pl.struct(*keys, Q, D).hash().n_unique() < pl.len()).alias("_maybe_dups")
+        )
+
+    run_checks = [
         prep.run.filter(
             pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(S).is_null()
             | ~pl.col(S).cast(pl.Float64).is_finite()
-        ).select(*prep.keys, Q, D, S, *line).head(1),
-        prep.qrels.filter(pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(REL).is_null())
-        .select(Q, D, REL, *qline).head(1),
-        prep.run.group_by(*prep.keys, Q, D).agg(pl.len().alias("n"), *[pl.col(c).min() for c in line])
-        .filter(pl.col("n") > 1).head(3),
-        prep.qrels.group_by(*[k for k in prep.keys if k in qrels_cols], Q, D)
-        .agg(pl.len().alias("n"), *[pl.col(c).min() for c in qline])
-        .filter(pl.col("n") > 1).head(3),
+        ).select(*prep.keys, Q, D, S, *rpos).head(1),
+        dups(prep.run, prep.keys),
     ]
-    if REL in qrels_cols and prep.qrels.collect_schema()[REL].is_float():
-        checks.append(prep.qrels.filter(pl.col(REL) != pl.col(REL).round()).select(Q, D, REL).head(1))
-    bad_run, bad_qrels, dup_run, dup_qrels, *frac = pl.collect_all(checks)
+    qrels_checks = [
+        prep.qrels.filter(pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(REL).is_null())
+        .select(*qkeys, Q, D, REL, *qpos).head(1),
+        dups(prep.qrels, qkeys),
+    ]
+    if prep.qrels.collect_schema()[REL].is_float():
+        qrels_checks.append(
+            prep.qrels.filter(pl.col(REL) != pl.col(REL).round()).select(Q, D, REL, *qpos).head(1)
+        )
+    try:
+        bad_run, dup_run, bad_qrels, dup_qrels, *frac = pl.collect_all(run_checks + qrels_checks)
+    except (pl.exceptions.PolarsError, OSError):  # find out which input failed, then say so
+        bad_run, dup_run = _collect_checks(run_checks, "run", prep.run_where)
+        bad_qrels, dup_qrels, *frac = _collect_checks(qrels_checks, "qrels", prep.qrels_where)
     if bad_run.height:
         row = bad_run.row(0, named=True)
-        what = "a null id" if row[Q] is None or row[D] is None else f"the score {row[S]!r}"
-        if row[S] is not None and not (row[Q] is None or row[D] is None):
-            what = f"the non-finite score {row[S]!r}"
-        msg = (
-            f"{prep.run_where}{_line_hint(bad_run)}: query {row[Q]!r}, doc {row[D]!r} has {what}. "
-            "Scores must be finite numbers and ids non-null; drop or fix such rows first."
-        )
-        raise InputError(msg)
+        col = Q if row[Q] is None else D if row[D] is None else S
+        place = _place(row, prep.run_where, prep.run_sources, col)
+        raise InputError(_bad_rows_message(row, place, "run"))
     if bad_qrels.height:
         row = bad_qrels.row(0, named=True)
-        msg = (
-            f"{prep.qrels_where}{_line_hint(bad_qrels)}: query {row[Q]!r}, doc {row[D]!r} has a "
-            "null id or grade. Drop or fix such rows first."
-        )
-        raise InputError(msg)
-    for frame, where, role in ((dup_run, prep.run_where, "run"), (dup_qrels, prep.qrels_where, "qrels")):
-        if frame.height:
-            pairs = ", ".join(f"({r[Q]!r}, {r[D]!r})" for r in frame.iter_rows(named=True))
-            msg = (
-                f"{where}{_line_hint(frame)}: duplicate (query, doc) rows in the {role}, e.g. {pairs}. "
-                "trec_eval refuses them too; keep one row per document (e.g. the best score: "
-                "df.group_by('query_id', 'doc_id').agg(pl.col('score').max()))."
-            )
-            raise InputError(msg)
+        col = Q if row[Q] is None else D if row[D] is None else REL
+        place = _place(row, prep.qrels_where, {}, col)
+        raise InputError(_bad_rows_message(row, place, "qrels"))
+    for lf, screen, keys, where, sources, role in (
+        (prep.run, dup_run, prep.keys, prep.run_where, prep.run_sources, "run"),
+        (prep.qrels, dup_qrels, qkeys, prep.qrels_where, {}, "qrels"),
+    ):
+        if screen.item():
+            found = _first_duplicates(lf, keys)
+            if found.height:
+                raise InputError(_duplicates_message(found, where, sources, role))
     if frac and frac[0].height:
         row = frac[0].row(0, named=True)
-        msg = f"{prep.qrels_where}: the grade {row[REL]!r} of ({row[Q]!r}, {row[D]!r}) is not an integer."
+        msg = (
+            f"{_place(row, prep.qrels_where, {}, REL)}: the relevance grade {row[REL]!r} of "
+            f"({row[Q]!r}, {row[D]!r}) is not an integer. Grades must be integers; round or map "
+            "them first (pl.col('relevance').round().cast(pl.Int64))."
+        )
         raise InputError(msg)
 
 
@@ -186,67 +305,107 @@ def prepare(
     """Read, map, align and validate inputs; parse measures and options."""
     opts = Options(**options)
     parsed = parse_measures(measures)
+    sources: dict[str, str] = {}
     if judged is not None:
         if qrels is not None or run is not None:
             msg = "Pass either qrels and run, or judged=..., not both."
             raise InputError(msg)
+        run_where = qrels_where = _describe(judged, "judged")
         frame = read_judged(judged, columns={**(qrels_columns or {}), **(run_columns or {})})
-        frame = _check_dtypes(frame, "judged", _describe(judged))
+        frame = _check_dtypes(frame, "judged", run_where)
         run_lf = frame.filter(pl.col(S).is_not_null())
         qrels_lf = frame.filter(pl.col(REL).is_not_null())
-        run_where = qrels_where = _describe(judged)
     else:
         if qrels is None or run is None:
             msg = "evaluate needs qrels and a run (or a judged frame: evaluate(judged=df, ...))."
             raise InputError(msg)
-        qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", _describe(qrels))
-        run_lf, run_where = _runs_input(run, run_columns)
-        run_lf = _check_dtypes(run_lf, "run", run_where)
-        qrels_where = _describe(qrels)
+        qrels_where = _describe(qrels, "qrels")
+        qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
+        run_lf, run_where, sources = _runs_input(run, run_columns)
     run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     for col in by or ():
         if col not in names:
-            raise InputError.missing_columns("run", [col], names, run_where)
+            msg = (
+                f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "
+                f"Available columns: {', '.join(map(repr, names))}."
+            )
+            raise InputError(msg)
         if col not in keys:
             keys.append(col)
     if opts.ties == "input":
         run_lf = run_lf.with_row_index("_order")
-    if REL in qrels_lf.collect_schema() and qrels_lf.collect_schema()[REL] != pl.Int64:
-        qrels_lf = qrels_lf.with_columns(pl.col(REL).cast(pl.Int64))
-    prep = Prepared(run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where)
+    prep = Prepared(run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where, sources)
     if validate:
-        _validate(prep)
+        _validate(prep)  # before the cast below, so that fractional grades are caught
+    if qrels_lf.collect_schema()[REL] != pl.Int64:
+        prep.qrels = qrels_lf.with_columns(pl.col(REL).cast(pl.Int64))
     return prep
+
+
+def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tuple[pl.DataFrame, int]:
+    """Judged (group, query) pairs missing from the run, and the number of unjudged run queries."""
+    keys = prep.keys
+    run_only = wide.filter(~pl.col(HAS_QRELS)).select(Q).n_unique()
+    if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
+        # The full join kept the judged queries that no run row matched.
+        missing = wide.filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
+        return missing, run_only
+    # Judgments are replicated only into the groups that hold the query: compare with the qrels.
+    judged = prep.qrels.select(*qrels_keys, Q).unique().collect()
+    groups = wide.select(*keys).unique()
+    if qrels_keys:
+        expected = groups.join(judged, on=qrels_keys, how="inner", nulls_equal=True)
+    else:
+        expected = groups.join(judged, how="cross")
+    present = wide.filter(pl.col(HAS_RUN)).select(*keys, Q)
+    missing = expected.join(present, on=[*keys, Q], how="anti", nulls_equal=True)
+    return missing.select(*keys, Q), run_only
 
 
 def per_query_wide(prep: Prepared, *, warn: bool = True) -> pl.DataFrame:
     """Collect the per-query frame (one column per measure) for the evaluated queries."""
     qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     plan = per_query_plan(prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys)
-    wide = plan.collect()
-    only_run = wide.filter(~pl.col(HAS_QRELS)).select(*prep.keys, Q).unique().height
-    only_qrels = wide.filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN))
-    if warn and only_qrels.height:
-        fate = "scored 0 (complete=True)" if prep.opts.complete else (
-            "skipped; pass complete=True (trec_eval -c) to score them 0"
-        )
-        warnings.warn(
-            f"{only_qrels.height} judged quer{'y is' if only_qrels.height == 1 else 'ies are'} "
-            f"missing from the run ({fate}), e.g. {only_qrels[Q][0]!r}.",
-            RankframeWarning,
-            stacklevel=3,
-        )
-    if warn and only_run:
-        warnings.warn(
-            f"{only_run} run quer{'y has' if only_run == 1 else 'ies have'} no judgments and "
-            "{'is' if only_run == 1 else 'are'} ignored.".replace(
-                "{'is' if only_run == 1 else 'are'}", "is" if only_run == 1 else "are"
-            ),
-            RankframeWarning,
-            stacklevel=3,
-        )
+    try:
+        wide = plan.collect()
+    except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
+        # Polars 2.1's streaming group_by panics on some list expressions over zero rows
+        # (e.g. a judged-only evaluation whose judgments are all filtered out); the in-memory
+        # engine computes the same result.
+        wide = plan.collect(engine="in-memory")
+    if warn:
+        missing, run_only = _coverage(prep, wide, qrels_keys)
+        if missing.height:
+            n = missing.select(Q).n_unique()
+            fate = "scored 0 (complete=True)" if prep.opts.complete else (
+                "skipped; pass complete=True (trec_eval -c) to score them 0"
+            )
+            first = missing.sort([*prep.keys, Q], nulls_last=True).row(0, named=True)
+            example = f"query {first[Q]!r}" + (
+                " in " + ", ".join(f"{k} {first[k]!r}" for k in prep.keys) if prep.keys else ""
+            )
+            scope = "the run" if not prep.keys else (
+                f"some ({', '.join(prep.keys)}) groups: {missing.height} (group, query) pairs"
+            )
+            none_match = "" if wide.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height else (
+                " No judged query has results: check that the query ids of the qrels and the "
+                "run match (e.g. '001' vs 1, or a prefix)."
+            )
+            warnings.warn(
+                f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
+                f"({fate}), e.g. {example}.{none_match}",
+                RankframeWarning,
+                stacklevel=3,
+            )
+        if run_only:
+            warnings.warn(
+                f"{run_only} run quer{'y has' if run_only == 1 else 'ies have'} no judgments and "
+                f"{'is' if run_only == 1 else 'are'} ignored.",
+                RankframeWarning,
+                stacklevel=3,
+            )
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
     return wide.filter(keep).drop(HAS_RUN, HAS_QRELS).sort([*prep.keys, Q], nulls_last=True)
 

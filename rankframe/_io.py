@@ -1,14 +1,21 @@
 """Readers: every input ends in the same canonical LazyFrames.
 
 qrels -> ``query_id, doc_id, relevance`` (+ extra columns); run -> ``query_id, doc_id, score``
-(+ ``run`` and breakdown columns). Sources: TREC text files (``.gz`` too), Parquet (file, glob,
-folder with hive partitions), CSV/TSV, Arrow tables, Polars DataFrame/LazyFrame, pandas.
+(+ ``run`` and breakdown columns). Sources: TREC text files (``.gz``, ``.bz2``, ``.xz`` too),
+Parquet (file, glob, folder with hive partitions), CSV/TSV, Arrow IPC, Arrow tables and datasets,
+Polars DataFrame/LazyFrame, pandas.
+
+Text sources (TREC, CSV/TSV) carry a ``line_no`` column with the real line number in the file,
+so that validation errors can name the line; it is dropped by projection pushdown everywhere
+else.
 """
 
 from __future__ import annotations
 
+import bz2
+import glob as globlib
 import gzip
-import io
+import lzma
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,14 +23,18 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError
+from rankframe._errors import InputError, at
 
 Q, D, S, REL = "query_id", "doc_id", "score", "relevance"
+LINE = "line_no"
 
-#: Well-known column names, tried in order, for each canonical column.
+#: Well-known column names, tried in order (then case-insensitively), for each canonical column.
 DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
-    Q: ("query_id", "qid", "query", "topic", "q_id", "queryid", "topic_id"),
-    D: ("doc_id", "docno", "docid", "doc", "pid", "document_id", "item_id", "passage_id"),
+    Q: ("query_id", "qid", "query", "topic", "q_id", "queryid", "topic_id", "query-id"),
+    D: (
+        "doc_id", "docno", "docid", "doc", "pid", "document_id", "item_id", "passage_id",
+        "corpus_id", "corpus-id",
+    ),
     REL: ("relevance", "rel", "label", "grade", "judgment", "judgement", "qrel", "target"),
     S: ("score", "sim", "similarity", "prediction", "pred", "rank_score"),
 }
@@ -33,112 +44,262 @@ TREC_RUN_COLS = (Q, "iteration", D, "rank", S, "run_tag")
 
 Source = Any  # str | os.PathLike | pl.DataFrame | pl.LazyFrame | pa.Table | pd.DataFrame
 
+_MAGIC = {b"\x1f\x8b": gzip.decompress, b"BZh": bz2.decompress, b"\xfd7zXZ\x00": lzma.decompress}
+# Separator bytes for reading a file as one column of whole lines (one absent from the data).
+_LINE_SEPARATORS = ("\x1f", "\x1e", "\x1d", "\x1c", "\x01", "\x02")
+
 
 def _is_pathlike(source: Source) -> bool:
     return isinstance(source, str | os.PathLike)
+
+
+def describe(source: Source, role: str) -> str:
+    """Name a source in messages: its path, or ``"the run DataFrame"``."""
+    if _is_pathlike(source):
+        return os.fspath(source)
+    kind = type(source).__name__
+    mod = type(source).__module__.split(".")[0]
+    if mod in ("pandas", "pyarrow"):
+        kind = f"{mod} {kind}"
+    return f"the {role} {kind}"
+
+
+# --------------------------------------------------------------------------------------------
+# TREC text
+# --------------------------------------------------------------------------------------------
+
+
+def _read_bytes(path: str, role: str) -> bytes:
+    """The file's bytes, decompressed; a clear error for missing, unreadable or empty files."""
+    p = Path(path)
+    if not p.exists():
+        msg = (
+            f"The {role} file {path!r} does not exist (working directory: {os.getcwd()}). "
+            "Check the path."
+        )
+        raise InputError(msg)
+    if p.is_dir():
+        msg = f"The {role} path {path!r} is a folder; pass a file (or a folder of Parquet files)."
+        raise InputError(msg)
+    try:
+        data = p.read_bytes()
+        for magic, decompress in _MAGIC.items():
+            if data.startswith(magic):
+                data = decompress(data)
+                break
+    except (OSError, EOFError, lzma.LZMAError) as exc:
+        raise InputError.unreadable(role, path, exc) from exc
+    if not data.strip():
+        msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
+        raise InputError(msg)
+    return data
+
+
+_UNIT = {"qrels": "judgment ('qid iter docno rel')", "run": "result ('qid Q0 docno rank score tag')"}
+
+
+def _count_lines(data: bytes) -> int:
+    return data.count(b"\n") + (0 if data.endswith(b"\n") else 1)
+
+
+def _fast_fields(data: bytes, names: tuple[str, ...]) -> pl.DataFrame | None:
+    """Parse with the CSV reader when the file is regular: one separator, no comments or blanks.
+
+    Returns None when the file is not regular or any line is short, so that the general path
+    (which reports exact line numbers) takes over. Only single-byte searches run on the raw
+    bytes (memchr speed); the rest is checked on the parsed columns: a blank line, a doubled or
+    leading separator or a short line leaves a null in the first fields, a comment line starts
+    the first field with ``#``.
+    """
+    has_tab, has_space = b"\t" in data, b" " in data
+    if has_tab == has_space or b"\x0b" in data or b"\x0c" in data:
+        return None
+    if data.startswith((b"\n", b"\r")):
+        return None
+    try:
+        df = pl.read_csv(
+            data, has_header=False, separator="\t" if has_tab else " ",
+            quote_char=None, new_columns=list(names), infer_schema=False,
+            truncate_ragged_lines=True, extra_columns="ignore", raise_if_empty=False,
+        )
+    except (pl.exceptions.PolarsError, ValueError):
+        return None
+    if df.width != len(names) or df.height == 0:
+        return None
+    irregular = pl.any_horizontal(pl.all().is_null()).any()
+    if b"#" in data:
+        irregular = irregular | pl.col(names[0]).str.starts_with("#").any()
+    if df.select(irregular).item():
+        return None
+    return df.with_row_index(LINE, offset=1)
+
+
+def _lines(data: bytes, path: str, role: str) -> pl.DataFrame:
+    """The file as ``line_no, line`` (1-based, every physical line kept, blank ones null)."""
+    sep = next((s for s in _LINE_SEPARATORS if s.encode() not in data), None)
+    lines = None
+    if sep is not None:
+        try:
+            lines = pl.read_csv(
+                data, has_header=False, separator=sep, quote_char=None,
+                new_columns=["line"], infer_schema=False, raise_if_empty=False,
+                encoding="utf8-lossy",
+            )
+        except pl.exceptions.PolarsError:
+            lines = None
+    if lines is None or lines.height != _count_lines(data):
+        # Unusual bytes or a reader that merged lines: split in Python (exact, slower).
+        text = data.decode("utf-8", errors="replace").split("\n")
+        if text and text[-1] == "":
+            text.pop()
+        lines = pl.DataFrame({"line": text}, schema={"line": pl.String})
+    if lines.height != _count_lines(data):  # pragma: no cover - defensive
+        msg = f"Cannot split the {role} file {path} into lines."
+        raise InputError(msg)
+    return lines.with_row_index(LINE, offset=1)
+
+
+def _split_fields(data: bytes, names: tuple[str, ...], path: str, role: str) -> pl.DataFrame:
+    """``line_no`` and the first ``len(names)`` whitespace-separated fields of every data line.
+
+    Lines whose first byte is ``#`` are comments (trec_eval 10); a ``#`` inside a field is data.
+    Blank lines are skipped; fields after the last named one are ignored.
+    """
+    fast = _fast_fields(data, names)
+    if fast is not None:
+        return fast
+    n = len(names)
+    body = _lines(data, path, role).filter(
+        pl.col("line").is_not_null()
+        & ~pl.col("line").str.starts_with("#")
+        & (pl.col("line").str.strip_chars(" \t\r\f\v") != "")
+    )
+    if body.height == 0:
+        msg = (
+            f"The {role} file {path} holds no data lines (only comments or blank lines); "
+            f"it needs one line per {_UNIT[role]}."
+        )
+        raise InputError(msg)
+    ws = r"[ \t\r\f\v]"  # trec_eval's isspace(), ASCII only
+    pattern = f"^{ws}*" + f"{ws}+".join([r"([^ \t\r\f\v]+)"] * n) + f"(?:{ws}|$)"
+    fields = body.with_columns(pl.col("line").str.extract_groups(pattern).alias("_f"))
+    bad = fields.filter(pl.col("_f").struct.field("1").is_null())
+    if bad.height:
+        row = bad.row(0, named=True)
+        found = len(row["line"].split())
+        swapped = " It looks like a qrels line: are the qrels and the run swapped?" if (
+            role == "run" and found == len(TREC_QRELS_COLS)
+        ) else ""
+        msg = (
+            f"{at(path, row[LINE])}: expected at least {n} whitespace-separated fields "
+            f"({' '.join(names)}), found {found}: {row['line']!r}. Fix or remove the line "
+            f"(lines starting with '#' are comments).{swapped}"
+        )
+        raise InputError(msg)
+    return fields.select(
+        LINE, *[pl.col("_f").struct.field(str(i + 1)).alias(name) for i, name in enumerate(names)]
+    )
+
+
+def _to_number(df: pl.DataFrame, col: str, dtype: pl.DataType, path: str, what: str) -> pl.DataFrame:
+    num = pl.col(col).cast(dtype, strict=False)
+    if dtype.is_integer():
+        # Accept integral decimals such as "1.0" (trec_eval reads grades with atol).
+        as_float = pl.col(col).cast(pl.Float64, strict=False)
+        whole = as_float.is_finite() & (as_float == as_float.round())
+        num = pl.coalesce(num, pl.when(whole).then(as_float.cast(dtype, strict=False)))
+    converted = df.with_columns(num.alias("_num"))
+    bad = converted.filter(pl.col("_num").is_null())
+    if bad.height:
+        row = bad.row(0, named=True)
+        kind = "an integer" if dtype.is_integer() else "a number"
+        msg = (
+            f"{at(path, row[LINE])}: the {what} {row[col]!r} is not {kind}"
+            f"{' (grades are integers such as 0, 1, 2 or -1)' if dtype.is_integer() else ''}. "
+            "Fix the line or check the column order (query, iteration, document, ...)."
+        )
+        raise InputError(msg)
+    return converted.with_columns(pl.col("_num").alias(col)).drop("_num")
+
+
+def read_trec_qrels(path: str | os.PathLike[str]) -> pl.LazyFrame:
+    """Read a TREC qrels file (``qid iter docno rel``; ``iter`` and extra fields are ignored).
+
+    Returns ``query_id, doc_id`` (String), ``relevance`` (Int64) and ``line_no``.
+    """
+    path = os.fspath(path)
+    df = _split_fields(_read_bytes(path, "qrels"), TREC_QRELS_COLS, path, "qrels")
+    df = _to_number(df, REL, pl.Int64, path, "relevance grade")
+    return df.select(Q, D, REL, LINE).lazy()
+
+
+def read_trec_run(path: str | os.PathLike[str]) -> pl.LazyFrame:
+    """Read a TREC run file (``qid iter docno rank score tag``; rank and extra fields ignored).
+
+    Returns ``query_id, doc_id`` (String), ``score`` (Float64), ``run_tag`` and ``line_no``.
+    """
+    path = os.fspath(path)
+    df = _split_fields(_read_bytes(path, "run"), TREC_RUN_COLS, path, "run")
+    df = _to_number(df, S, pl.Float64, path, "score")
+    return df.select(Q, D, S, "run_tag", LINE).lazy()
+
+
+# --------------------------------------------------------------------------------------------
+# Tabular files and in-memory frames
+# --------------------------------------------------------------------------------------------
 
 
 def _suffixes(path: str) -> list[str]:
     return [s.lower() for s in Path(path).suffixes]
 
 
-def _read_text_lines(path: str) -> pl.DataFrame:
-    """Read a whitespace-separated text file as one column of lines, with 1-based line numbers."""
-    p = Path(path)
-    if not p.exists():
-        msg = f"File not found: {path!r}."
-        raise InputError(msg)
-    data = p.read_bytes()
-    if data[:2] == b"\x1f\x8b":
-        data = gzip.decompress(data)
-    if not data.strip():
-        msg = f"{path}: the file is empty."
-        raise InputError(msg)
-    lines = pl.read_csv(
-        io.BytesIO(data),
-        has_header=False,
-        separator="\x1f",
-        quote_char=None,
-        new_columns=["line"],
-        schema_overrides={"line": pl.String},
-        infer_schema=False,
-        raise_if_empty=False,
-    )
-    return lines.with_row_index("line_no", offset=1)
-
-
-def _split_fields(lines: pl.DataFrame, n: int, names: tuple[str, ...], path: str) -> pl.DataFrame:
-    body = lines.filter(
-        pl.col("line").is_not_null()
-        & ~pl.col("line").str.starts_with("#")
-        & (pl.col("line").str.strip_chars() != "")
-    )
-    pattern = r"^\s*" + r"\s+".join([r"(\S+)"] * n) + r"(?:\s|$)"
-    fields = body.with_columns(pl.col("line").str.extract_groups(pattern).alias("_f"))
-    bad = fields.filter(pl.col("_f").struct.field("1").is_null())
-    if bad.height:
-        row = bad.row(0, named=True)
-        msg = (
-            f"{path}, line {row['line_no']}: expected at least {n} whitespace-separated fields "
-            f"({' '.join(names)}), got {row['line']!r}. Fix or remove the line "
-            "(lines starting with '#' are comments)."
-        )
-        raise InputError(msg)
-    out = fields.select(
-        "line_no",
-        *[pl.col("_f").struct.field(str(i + 1)).alias(name) for i, name in enumerate(names)],
-    )
-    if out.height == 0:
-        msg = f"{path}: the file holds no data lines."
-        raise InputError(msg)
-    return out
-
-
-def _to_number(df: pl.DataFrame, col: str, dtype: pl.DataType, path: str, what: str) -> pl.DataFrame:
-    converted = df.with_columns(pl.col(col).cast(dtype, strict=False).alias("_num"))
-    bad = converted.filter(pl.col("_num").is_null())
-    if bad.height:
-        row = bad.row(0, named=True)
-        msg = (
-            f"{path}, line {row['line_no']}: the {what} {row[col]!r} is not "
-            f"{'an integer' if dtype.is_integer() else 'a number'}."
-        )
-        raise InputError(msg)
-    return converted.with_columns(pl.col("_num").alias(col)).drop("_num")
-
-
-def read_trec_qrels(path: str) -> pl.LazyFrame:
-    """Read a TREC qrels file (``qid iter docno rel``)."""
-    df = _split_fields(_read_text_lines(path), 4, TREC_QRELS_COLS, path)
-    df = _to_number(df, REL, pl.Int64, path, "relevance grade")
-    return df.select(Q, D, REL, "line_no").lazy()
-
-
-def read_trec_run(path: str) -> pl.LazyFrame:
-    """Read a TREC run file (``qid iter docno rank score tag``; rank ignored, extra fields too)."""
-    lines = _read_text_lines(path)
-    df = _split_fields(lines, 6, TREC_RUN_COLS, path)
-    df = _to_number(df, S, pl.Float64, path, "score")
-    return df.select(Q, D, S, "run_tag", "line_no").lazy()
+def _scan_csv(path: str, separator: str, compressed: bool) -> pl.LazyFrame:
+    options: dict[str, Any] = {
+        "separator": separator,
+        "infer_schema_length": None,  # look at every row: a late "abc" makes the column String
+        "row_index_name": LINE,
+        "row_index_offset": 2,  # the header is line 1
+    }
+    if compressed:
+        return pl.read_csv(path, **options).lazy()
+    return pl.scan_csv(path, **options)
 
 
 def _scan_path(path: str, kind: str) -> tuple[pl.LazyFrame, str]:
     """Scan a file, glob or folder; return the frame and a description of the format."""
     sfx = _suffixes(path)
-    if os.path.isdir(path) or "*" in path or ".parquet" in sfx or ".pq" in sfx:
-        target = path
-        if os.path.isdir(path):
-            target = os.path.join(path, "**", "*.parquet")
+    is_glob = any(c in path for c in "*?[")
+    if is_glob:
+        if not globlib.glob(path, recursive=True):
+            msg = f"No file matches the {kind} pattern {path!r} (working directory: {os.getcwd()})."
+            raise InputError(msg)
+    elif not os.path.exists(path):
+        msg = f"The {kind} file {path!r} does not exist (working directory: {os.getcwd()}). Check the path."
+        raise InputError(msg)
+    if os.path.isdir(path):
+        target = os.path.join(path, "**", "*.parquet")
+        if not globlib.glob(target, recursive=True):
+            msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
+            raise InputError(msg)
         return pl.scan_parquet(target, hive_partitioning=True), "parquet"
+    compressed = bool(sfx) and sfx[-1] in (".gz", ".bz2", ".xz", ".zst")
+    if is_glob or ".parquet" in sfx or ".pq" in sfx:
+        return pl.scan_parquet(path, hive_partitioning=True), "parquet"
     if ".csv" in sfx:
-        return pl.scan_csv(path), "csv"
+        return _scan_csv(path, ",", compressed), "csv"
     if ".tsv" in sfx:
-        return pl.scan_csv(path, separator="\t"), "tsv"
+        return _scan_csv(path, "\t", compressed), "tsv"
     if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
         return pl.scan_ipc(path), "ipc"
     if kind == "qrels":
         return read_trec_qrels(path), "trec"
-    return read_trec_run(path), "trec"
+    if kind == "run":
+        return read_trec_run(path), "trec"
+    msg = (
+        f"Cannot read a {kind} frame from {path!r}: a {kind} frame holds scores and grades in one "
+        "table, so it needs a tabular format (.parquet, .csv, .tsv, .arrow/.ipc), not TREC text."
+    )
+    raise InputError(msg)
 
 
 def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
@@ -147,15 +308,25 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
     if isinstance(source, pl.DataFrame):
         return source.lazy(), "DataFrame"
     if _is_pathlike(source):
-        return _scan_path(os.fspath(source), kind)
+        try:
+            return _scan_path(os.fspath(source), kind)
+        except (pl.exceptions.PolarsError, OSError) as exc:
+            raise InputError.unreadable(kind, os.fspath(source), exc) from exc
     mod = type(source).__module__.split(".")[0]
-    if mod == "pyarrow":
-        return pl.from_arrow(source).lazy(), "Arrow table"  # type: ignore[union-attr]
-    if mod == "pandas":
-        return pl.from_pandas(source).lazy(), "pandas DataFrame"
+    try:
+        if mod == "pyarrow" and type(source).__module__ == "pyarrow._dataset":
+            return pl.scan_pyarrow_dataset(source), "Arrow dataset"
+        if mod == "pyarrow":
+            frame = pl.from_arrow(source)
+            if isinstance(frame, pl.DataFrame):
+                return frame.lazy(), "Arrow table"
+        if mod == "pandas" and type(source).__name__ == "DataFrame":
+            return pl.from_pandas(source).lazy(), "pandas DataFrame"
+    except Exception as exc:  # noqa: BLE001 - any conversion failure becomes one clear error
+        raise InputError.unreadable(kind, describe(source, kind), exc) from exc
     msg = (
-        f"Cannot read {kind} from a {type(source).__name__}. Pass a path (TREC text, Parquet, "
-        "CSV/TSV), a Polars DataFrame/LazyFrame, an Arrow table or a pandas DataFrame."
+        f"Cannot read {kind} from a {type(source).__name__} object. Pass a path (TREC text, Parquet, "
+        "CSV/TSV, Arrow IPC), a Polars DataFrame/LazyFrame, an Arrow table or a pandas DataFrame."
     )
     raise InputError(msg)
 
@@ -167,10 +338,21 @@ def _map_columns(
     kind: str,
     where: str,
 ) -> pl.LazyFrame:
-    names = lf.collect_schema().names()
+    try:
+        names = lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(kind, where, exc) from exc
     mapping = dict(mapping or {})
+    unknown = [k for k in mapping if k not in DEFAULT_NAMES]
+    if unknown:
+        msg = (
+            f"Unknown canonical column {unknown[0]!r} in the {kind} column mapping; the keys are "
+            f"canonical names ({', '.join(map(repr, DEFAULT_NAMES))}) and the values your column "
+            f"names, e.g. {{'query_id': 'qid'}}."
+        )
+        raise InputError(msg)
     rename: dict[str, str] = {}
-    missing = []
+    missing: list[str] = []
     for canon in needed:
         if canon in mapping:
             src = mapping[canon]
@@ -181,15 +363,23 @@ def _map_columns(
             if src is None:
                 lowered = {n.lower(): n for n in names}
                 src = next((lowered[c] for c in DEFAULT_NAMES[canon] if c in lowered), None)
-            if src is None:
+            if src is None or src in rename:
                 missing.append(canon)
                 continue
         rename[src] = canon
     if missing:
-        raise InputError.missing_columns(kind, missing, names, where)
+        tried = [c for m in missing for c in DEFAULT_NAMES[m]]
+        raise InputError.missing_columns(kind, missing, names, where, tried=tried)
     clash = [c for c in rename.values() if c in names and c not in rename]
     lf = lf.drop(clash) if clash else lf
     return lf.rename({k: v for k, v in rename.items() if k != v})
+
+
+def _read(
+    source: Source, kind: str, needed: tuple[str, ...], columns: Mapping[str, str] | None
+) -> pl.LazyFrame:
+    lf, _ = _to_lazy(source, kind)
+    return _map_columns(lf, needed, columns, kind, describe(source, kind))
 
 
 def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
@@ -198,7 +388,7 @@ def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> p
     Parameters
     ----------
     source
-        A path (TREC qrels text, ``.gz``, Parquet file/glob/folder, CSV, TSV), a Polars
+        A path (TREC qrels text, ``.gz``, Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars
         DataFrame or LazyFrame, an Arrow table or a pandas DataFrame.
     columns
         Map canonical name -> column name, e.g. ``{"query_id": "qid", "relevance": "label"}``;
@@ -207,7 +397,9 @@ def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> p
     Returns
     -------
     polars.LazyFrame
-        ``query_id``, ``doc_id``, ``relevance`` (Int64) and any extra columns.
+        ``query_id``, ``doc_id``, ``relevance`` and any extra columns. TREC text gives string
+        ids, Int64 grades and ``line_no`` (the line in the file); other sources keep their dtypes
+        (integer ids stay integers).
 
     Examples
     --------
@@ -215,9 +407,7 @@ def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> p
     >>> read_qrels(pl.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [2]})).collect().columns
     ['query_id', 'doc_id', 'relevance']
     """
-    lf, fmt = _to_lazy(source, "qrels")
-    where = os.fspath(source) if _is_pathlike(source) else fmt
-    return _map_columns(lf, (Q, D, REL), columns, "qrels", where)
+    return _read(source, "qrels", (Q, D, REL), columns)
 
 
 def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
@@ -226,7 +416,7 @@ def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.
     Parameters
     ----------
     source
-        A path (TREC run text, ``.gz``, Parquet file/glob/folder, CSV, TSV), a Polars
+        A path (TREC run text, ``.gz``, Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars
         DataFrame or LazyFrame, an Arrow table or a pandas DataFrame.
     columns
         Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``.
@@ -235,6 +425,8 @@ def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.
     -------
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``score`` and any extra columns (``run`` names the system).
+        TREC text gives string ids, Float64 scores, ``run_tag`` (trec_eval's run name, which is
+        not a ``run`` column) and ``line_no``.
 
     Examples
     --------
@@ -242,13 +434,25 @@ def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.
     >>> read_run(pl.DataFrame({"qid": ["1"], "docno": ["d"], "sim": [0.5]})).collect().columns
     ['query_id', 'doc_id', 'score']
     """
-    lf, fmt = _to_lazy(source, "run")
-    where = os.fspath(source) if _is_pathlike(source) else fmt
-    return _map_columns(lf, (Q, D, S), columns, "run", where)
+    return _read(source, "run", (Q, D, S), columns)
 
 
 def read_judged(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
     """Read a judged frame (score and relevance in one table).
+
+    Parameters
+    ----------
+    source
+        A tabular path (Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars DataFrame or
+        LazyFrame, an Arrow table or a pandas DataFrame.
+    columns
+        Map canonical name -> column name, e.g. ``{"score": "pred", "relevance": "clicks"}``.
+
+    Returns
+    -------
+    polars.LazyFrame
+        ``query_id``, ``doc_id``, ``score``, ``relevance`` and any extra columns. A null score
+        means "judged but not retrieved", a null relevance "retrieved but unjudged".
 
     Examples
     --------
@@ -257,6 +461,4 @@ def read_judged(source: Source, *, columns: Mapping[str, str] | None = None) -> 
     >>> read_judged(df).collect().columns
     ['query_id', 'doc_id', 'score', 'relevance']
     """
-    lf, fmt = _to_lazy(source, "judged")
-    where = os.fspath(source) if _is_pathlike(source) else fmt
-    return _map_columns(lf, (Q, D, S, REL), columns, "judged", where)
+    return _read(source, "judged", (Q, D, S, REL), columns)

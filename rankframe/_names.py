@@ -11,7 +11,7 @@ from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, TREC_NAMES, Measure, load_all
 
 _IRM = re.compile(r"^(?P<name>[A-Za-z_][A-Za-z0-9_]*)(?P<args>\(.*\))?(?:@(?P<cutoff>[^@()]+))?$")
-_RANX = re.compile(r"^(?P<name>[a-z_\-]+?)(?:\.(?P<p>\d+))?(?:@(?P<k>\d+))?(?:-l(?P<l>-?\d+))?$")
+_RANX = re.compile(r"^(?P<name>[a-z][a-z0-9_\-]*?)(?:\.(?P<p>\d+))?(?:@(?P<k>\d+))?(?:-l(?P<l>-?\d+))?$")
 
 #: trec_eval nicknames -> the trec_eval measure names they expand to (trec_eval 10.0).
 NICKNAMES: dict[str, tuple[str, ...]] = {
@@ -83,7 +83,8 @@ def trec_split(spec: str) -> tuple[str, str | None] | None:
             return spec[:i], spec[i + 1 :]
     if "_" in spec:
         base, _, rest = spec.rpartition("_")
-        if base in TREC_NAMES and rest:
+        # P_5, ndcg_cut_10, iprec_at_recall_0.10: the parameters start like a number
+        if base in TREC_NAMES and rest and (rest[0].isdigit() or rest[0] in ".-"):
             return base, rest
     return None
 
@@ -169,7 +170,13 @@ def parse_measure(spec: str | Measure) -> list[Measure]:
     if irm is not None:
         return [irm]
     if trec_split(spec) is not None:
-        return [m for _, m in parse_trec(spec)]
+        try:
+            return [m for _, m in parse_trec(spec)]
+        except MeasureError:
+            ranx = _parse_ranx(spec)  # ranx names that look like trec_eval's: rbp.95, dcg_burges@10
+            if ranx is None:
+                raise
+            return [ranx]
     ranx = _parse_ranx(spec)
     if ranx is not None:
         return [ranx]

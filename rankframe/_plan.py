@@ -92,6 +92,9 @@ def judged_frame(
     run = run.select(cols).with_columns(pl.col(S).cast(score_dtype))
     qrels = qrels.select(*qrels_keys, Q, D, REL)
     if opts.judged_only:
+        if opts.depth is not None:  # trec_eval cuts at the depth first, then drops unjudged docs
+            rank = rank_expr([*keys, Q], run.collect_schema()[D], opts.ties)
+            run = run.filter(rank <= opts.depth)
         run = run.join(
             qrels.filter(pl.col(REL) >= 0), on=[*qrels_keys, Q, D], how="semi", nulls_equal=True
         )
@@ -99,7 +102,8 @@ def judged_frame(
     ranked = run.with_columns(rank_expr([*keys, Q], doc_dtype, opts.ties).alias(RANK))
     if opts.depth is not None:
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
-    ranked = ranked.select(*keys, Q, D, RANK)
+    extra = [pl.col(S).alias("_score")] if opts.ties == "average" else []
+    ranked = ranked.select(*keys, Q, D, RANK, *extra)
     if len(qrels_keys) == len(keys):
         return ranked.join(
             qrels, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True
@@ -125,19 +129,34 @@ def per_query_plan(
     qrels_keys: list[str] | None = None,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure."""
-    if opts.ties == "average":
+    average = opts.ties == "average"
+    if average:
         unsupported = [repr(m) for m in measures if not m.SUPPORTS_AVERAGE_TIES]
-        msg = (
-            "The 'average' tie policy is not implemented yet"
-            + (f" (requested for {', '.join(unsupported)})" if unsupported else "")
-            + ". Use ties='trec_eval' (default) or ties='input'."
-        )
-        raise MeasureError(msg)
+        if unsupported:
+            msg = (
+                f"The 'average' tie policy is defined for rank-weighted sums only; not for "
+                f"{', '.join(unsupported)}. Use ties='trec_eval' (default) or ties='input' for them."
+            )
+            raise MeasureError(msg)
     frame = judged_frame(run, qrels, keys, opts, qrels_keys)
-    ctx = Ctx(rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level)
+    ctx = Ctx(
+        rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
+        average_ties=average,
+    )
     exprs = [m.expr(ctx).alias(repr(m)) for m in measures]
-    return frame.group_by([*keys, Q]).agg(
+    if ctx.tie_columns:
+        # the tie group of a retrieved document: its query and its score (_score kept for this)
+        group = [*keys, Q, "_score"]
+        frame = frame.with_columns(e.mean().over(group).alias(n) for n, e in ctx.tie_columns.items())
+    out = frame.group_by([*keys, Q]).agg(
         pl.col(RANK).is_not_null().any().alias(HAS_RUN),
         pl.col(REL).is_not_null().any().alias(HAS_QRELS),
         *exprs,
     )
+    if opts.judged_only:
+        # -J may empty a ranking; the query was still in the run and is evaluated (num_ret 0)
+        present = run.select(*keys, Q).unique().with_columns(pl.lit(True).alias("_present"))
+        out = out.join(present, on=[*keys, Q], how="left", nulls_equal=True).with_columns(
+            (pl.col(HAS_RUN) | pl.col("_present").fill_null(False)).alias(HAS_RUN)
+        ).drop("_present")
+    return out

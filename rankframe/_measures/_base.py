@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
 import polars as pl
@@ -108,11 +108,32 @@ class Ctx:
     relevance_level
         Minimum grade counted as relevant by binary measures when the measure's own ``rel`` is
         not given (trec_eval's ``-l``).
+    average_ties
+        The "average" tie policy is in force: :meth:`tie_mean` then replaces a row-level value
+        by its mean over the row's tie group (same query, same score), which turns every measure
+        that is a rank-weighted sum into its expected value over all orders of the ties
+        (McSherry & Najork 2008).
     """
 
     rank: pl.Expr
     rel: pl.Expr
     relevance_level: int = 1
+    average_ties: bool = False
+    #: Row-level expressions that the planner must average over tie groups (filled by measures).
+    tie_columns: dict[str, pl.Expr] = field(default_factory=dict, compare=False)
+
+    def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
+        r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
+
+        Use it only for the per-position summand of a rank-weighted sum,
+        :math:`\sum_d w(\mathrm{rank}(d))\, f(d)`: with ``f`` replaced by its tie-group mean the
+        sum is its expectation over every order of the tied documents.
+        """
+        if not self.average_ties:
+            return value
+        column = f"_tie_{name}"
+        self.tie_columns[column] = value
+        return pl.col(column)
 
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:
@@ -151,12 +172,26 @@ class Ctx:
 
     def only_judged(self) -> Ctx:
         """Drop unjudged documents (absent or negative grade) and re-rank the rest (``-J``)."""
+        if self.average_ties:
+            msg = "judged_only cannot be combined with the 'average' tie policy."
+            raise MeasureError(msg)
         keep = self.judged
         return Ctx(
             rank=self.rank.filter(keep).rank("ordinal"),
             rel=self.rel.filter(keep),
             relevance_level=self.relevance_level,
         )
+
+    def expected_hits(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
+        """Relevant retrieved documents within ``cutoff`` (expected count under average ties)."""
+        if not self.average_ties:
+            return self.num_rel_ret(rel, cutoff)
+        level = self.level(rel)
+        value = self.tie_mean(self.relevant(level).cast(pl.Float64), f"rel_ge_{level}")
+        keep = self.retrieved
+        if cutoff is not None:
+            keep = keep & (self.rank <= cutoff).fill_null(False)
+        return value.filter(keep).sum()
 
     def gain(self, gains: tuple[tuple[int, float], ...] | None = None) -> pl.Expr:
         """Gain of each row: the grade (negative and missing grades give 0) or a gain map."""
@@ -294,8 +329,9 @@ TREC_NAMES: dict[str, Callable[[str | None], list[Measure]]] = {}
 
 def register(cls: type[Measure]) -> type[Measure]:
     """Class decorator adding a measure family to the registry."""
-    if cls.NAME in REGISTRY and REGISTRY[cls.NAME] is not cls:
-        msg = f"measure {cls.NAME!r} registered twice"
+    old = REGISTRY.get(cls.NAME)
+    if old is not None and old.__qualname__ + old.__module__ != cls.__qualname__ + cls.__module__:
+        msg = f"measure {cls.NAME!r} registered twice ({old.__module__} and {cls.__module__})"
         raise RuntimeError(msg)
     REGISTRY[cls.NAME] = cls
     return cls

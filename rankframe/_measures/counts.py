@@ -12,6 +12,11 @@ from rankframe._measures._trec import single
 class NumQ(Measure):
     """Number of evaluated queries (1 per query; summed across queries).
 
+    Notes
+    -----
+    Evaluated queries are those with judgments and results (with ``complete=True``: every
+    judged query).
+
     Examples
     --------
     >>> import polars as pl
@@ -32,7 +37,7 @@ class NumQ(Measure):
 
 @register
 class NumRet(Measure):
-    """Number of retrieved documents (with ``rel``: of retrieved documents with grade >= rel).
+    r"""Number of retrieved documents (with ``rel``: of retrieved documents with grade >= rel).
 
     Parameters
     ----------
@@ -42,6 +47,10 @@ class NumRet(Measure):
 
     Notes
     -----
+    .. math::
+        |\{d : d \text{ retrieved}\}| \quad\text{or}\quad
+        |\{d : d \text{ retrieved},\ \mathrm{rel}(d) \ge r\}|
+
     Summed, not averaged, across queries.
 
     Examples
@@ -75,6 +84,10 @@ class NumRelRet(Measure):
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``
         (trec_eval's ``num_rel_ret`` follows ``-l``).
 
+    Notes
+    -----
+    Summed across queries (trec_eval ``num_rel_ret``).
+
     Examples
     --------
     >>> import polars as pl
@@ -102,6 +115,11 @@ class NumRel(Measure):
     ----------
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    Summed across queries (trec_eval ``num_rel``); counts judged documents whether or not the
+    run retrieved them.
 
     Examples
     --------

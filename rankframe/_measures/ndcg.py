@@ -85,7 +85,7 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
     >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["b", "c"], "relevance": [1, 2]})
     >>> # rel = 0, 1, 2: (1/log2(3) + 2/log2(4)) / (2/log2(2) + 1/log2(3))
     >>> rf.evaluate(qrels, run, ["nDCG"])["value"].round(6).to_list()
-    [0.61315]
+    [0.619906]
     """
 
     NAME = "nDCG"
@@ -103,7 +103,10 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         if self.judged_only:
             ctx = ctx.only_judged()
         gain = gain_expr(ctx, self.dcg, self.gains)
-        return safe_div(dcg_expr(ctx, gain, self.cutoff), ideal_dcg_expr(ctx, gain, self.cutoff))
+        ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
+        return safe_div(
+            dcg_expr(ctx, ranked_gain, self.cutoff), ideal_dcg_expr(ctx, gain, self.cutoff)
+        )
 
 
 def _ndcg_trec(pairs: dict[str, float] | None) -> nDCG:

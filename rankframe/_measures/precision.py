@@ -18,6 +18,8 @@ class P(Measure):
         ``k``. Without it, the fraction of all retrieved documents (trec_eval's ``set_P``).
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level`` (1).
+    judged_only : bool
+        Drop unjudged documents from the ranking first (ir_measures' ``judged_only``).
 
     Notes
     -----
@@ -44,13 +46,19 @@ class P(Measure):
     """
 
     NAME = "P"
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    PARAMS = (
+        Param("cutoff", "int", None, POSITIVE_INT),
+        Param("rel", "int", None),
+        Param("judged_only", "bool", False),
+    )
     ALIASES = {"precision": {}}
     SUPPORTS_AVERAGE_TIES = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        hits = ctx.num_rel_ret(self.rel, self.cutoff).cast(pl.Float64)
+        if self.judged_only:
+            ctx = ctx.only_judged()
+        hits = ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
         if self.cutoff is None:
             return pl.when(ctx.num_ret > 0).then(hits / ctx.num_ret).otherwise(0.0)
         return hits / self.cutoff

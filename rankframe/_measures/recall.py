@@ -58,7 +58,7 @@ class R(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        return safe_div(ctx.num_rel_ret(self.rel, self.cutoff), ctx.num_rel(self.rel))
+        return safe_div(ctx.expected_hits(self.rel, self.cutoff), ctx.num_rel(self.rel))
 
 
 register_trec(

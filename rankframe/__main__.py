@@ -1,0 +1,6 @@
+"""``python -m rankframe``: the ``rankframe`` command."""
+
+from rankframe._cli import main
+
+if __name__ == "__main__":
+    raise SystemExit(main())

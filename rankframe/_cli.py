@@ -1,0 +1,438 @@
+"""The ``rankframe`` command: a thin shell over the library.
+
+Three subcommands:
+
+* ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... QRELS RUN`` prints
+  exactly what trec_eval 10.0 prints (see :mod:`rankframe._trec_eval`);
+* ``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` compares runs side by side, as an
+  aligned table for people or as a tidy frame (csv, tsv, json, jsonl, parquet) for pipelines;
+* ``rankframe measures`` lists the registered measures.
+
+Measure names are parsed by the library's parser and the list of measures comes from the
+registry. Usage errors exit with status 2, input errors print ``rankframe: <message>`` and exit
+with status 1; neither prints a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import re
+import sys
+import tempfile
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from rankframe._errors import MeasureError, RankframeError
+from rankframe._evaluate import evaluate
+from rankframe._measures import TREC_NAMES, Measure, families, load_all
+from rankframe._names import NICKNAMES, parse_measures
+from rankframe._plan import TIE_POLICIES
+from rankframe._trec_eval import (
+    REL_FORMATS,
+    RESULTS_FORMATS,
+    UNSUPPORTED_NICKNAMES,
+    UNSUPPORTED_REL_FORMATS,
+    trec_eval,
+)
+
+PROG = "rankframe"
+
+
+class UsageError(Exception):
+    """A bad combination of command-line arguments (exit status 2)."""
+
+
+# ----------------------------------------------------------------------------- writers
+def _format_number(value: float | None, count: bool) -> str:
+    if value is None:
+        return "-"
+    if count and value == value and abs(value) != float("inf"):
+        return str(int(value))
+    return f"{value:.4f}"
+
+
+def _write_table(frame: pl.DataFrame, measures: list[Measure]) -> str:
+    """Runs side by side: one row per measure (or query and measure), one column per run."""
+    counts = {repr(m) for m in measures if m.AGGREGATE == "sum"}
+    runs = list(dict.fromkeys(frame["run"].to_list()))
+    index = [c for c in frame.columns if c not in ("run", "value")]
+    order = {repr(m): i for i, m in enumerate(measures)}
+    wide = (
+        frame.pivot(on="run", index=index, values="value")
+        .with_columns(pl.col("measure").replace_strict(order, default=len(order)).alias("_m"))
+        .sort([*[c for c in index if c != "measure"], "_m"])
+        .drop("_m")
+    )
+    for name in runs:
+        if name not in wide.columns:
+            wide = wide.with_columns(pl.lit(None, pl.Float64).alias(name))
+    header = [*index, *runs]
+    rows = []
+    for row in wide.iter_rows(named=True):
+        count = row["measure"] in counts
+        rows.append(
+            [str(row[c]) for c in index] + [_format_number(row[r], count) for r in runs]
+        )
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
+    n_left = len(index)
+
+    def line(cells: list[str]) -> str:
+        parts = [
+            c.ljust(w) if i < n_left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ]
+        return "  ".join(parts).rstrip() + "\n"
+
+    rule = ["-" * w for w in widths]
+    return "".join([line(header), line(rule), *(line(r) for r in rows)])
+
+
+def _write_parquet(frame: pl.DataFrame, measures: list[Measure]) -> bytes:
+    buffer = io.BytesIO()
+    frame.write_parquet(buffer)
+    return buffer.getvalue()
+
+
+#: ``--format`` -> writer of the result frame (text, or bytes for binary formats).
+WRITERS: dict[str, Callable[[pl.DataFrame, list[Measure]], str | bytes]] = {
+    "table": _write_table,
+    "csv": lambda frame, _: frame.write_csv(),
+    "tsv": lambda frame, _: frame.write_csv(separator="\t"),
+    "json": lambda frame, _: frame.write_json() + "\n",
+    "jsonl": lambda frame, _: frame.write_ndjson(),
+    "parquet": _write_parquet,
+}
+BINARY_FORMATS = frozenset({"parquet"})
+
+
+def _emit(data: str | bytes, output: str | None) -> None:
+    if output is not None and output != "-":
+        path = Path(output)
+        if isinstance(data, bytes):
+            path.write_bytes(data)
+        else:
+            path.write_text(data, encoding="utf-8")
+        return
+    if isinstance(data, bytes):
+        sys.stdout.buffer.write(data)
+    else:
+        sys.stdout.write(data)
+    sys.stdout.flush()
+
+
+# ----------------------------------------------------------------------------- commands
+@contextlib.contextmanager
+def _warnings_to_stderr() -> Iterator[None]:
+    """Print the warnings raised inside as ``rankframe: warning: ...`` lines, once each."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield
+        finally:
+            for message in dict.fromkeys(str(w.message) for w in caught):
+                print(f"{PROG}: warning: {message}", file=sys.stderr)
+
+
+def _run_names(paths: Sequence[str]) -> dict[str, str]:
+    """Name each run by its file name (its path as given when two file names clash)."""
+    names = [Path(p).name for p in paths]
+    if len(set(names)) != len(names):
+        names = list(paths)
+    out: dict[str, str] = {}
+    for i, (name, path) in enumerate(zip(names, paths, strict=True)):
+        out[name if name not in out else f"{name}#{i + 1}"] = path
+    return out
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    if len(args.inputs) < 2:
+        hint = ""
+        if any(os.path.exists(m) for m in args.measures or ()):
+            hint = (
+                " (-m takes every word after it as a measure: put -m after the files, "
+                "or end its list with --)"
+            )
+        msg = f"evaluate needs a QRELS file and at least one RUN file{hint}."
+        raise UsageError(msg)
+    if not args.measures:
+        msg = "name at least one measure with -m, e.g. -m nDCG@10 AP R@1000 (see 'rankframe measures')."
+        raise UsageError(msg)
+    if args.format in BINARY_FORMATS and args.output in (None, "-"):
+        msg = f"--format {args.format} writes a binary file: give its path with -o PATH."
+        raise UsageError(msg)
+    parsed = parse_measures(args.measures)
+    measures = [m for m in parsed if m.DTYPE == pl.Float64]
+    textual = ", ".join(repr(m) for m in parsed if m.DTYPE != pl.Float64)
+    if textual:
+        note = f"{textual} is not a number; 'rankframe trec_eval -q' prints it per query."
+        if not measures:
+            raise UsageError(note)
+        print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
+    qrels, *runs = args.inputs
+    with _warnings_to_stderr():
+        frame = evaluate(
+            qrels, _run_names(runs), args.measures, per_query=args.per_query,
+            complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
+            judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
+        )
+    _emit(WRITERS[args.format](frame, measures), args.output)
+    return 0
+
+
+def _cmd_trec_eval(args: argparse.Namespace) -> int:
+    if args.zscores is not None:
+        msg = "-Z (z-scores) is not supported yet."
+        raise UsageError(msg)
+    if args.rel_format in UNSUPPORTED_REL_FORMATS:
+        msg = (
+            f"-R {args.rel_format}: preference and judgment-group judgments "
+            f"({', '.join(UNSUPPORTED_REL_FORMATS)}) are not supported yet; "
+            f"supported: {', '.join(REL_FORMATS)}."
+        )
+        raise UsageError(msg)
+    if args.rel_format not in REL_FORMATS:
+        msg = f"unknown -R format {args.rel_format!r}; supported: {', '.join(REL_FORMATS)}."
+        raise UsageError(msg)
+    if args.results_format not in RESULTS_FORMATS:
+        msg = (
+            f"unknown -T format {args.results_format!r}; supported: {', '.join(RESULTS_FORMATS)}."
+        )
+        raise UsageError(msg)
+    if args.depth is not None and args.depth < 1:
+        msg = f"-M must be a number of documents >= 1. Got {args.depth}."
+        raise UsageError(msg)
+    run = args.run
+    with tempfile.TemporaryDirectory() as tmp, _warnings_to_stderr():
+        if run == "-":  # trec_eval reads the results from stdin
+            run = os.path.join(tmp, "stdin")
+            Path(run).write_bytes(sys.stdin.buffer.read())
+        text = trec_eval(
+            args.qrels, run, args.measures or (), per_query=args.query > 0,
+            summary=args.summary, complete=args.complete > 0, depth=args.depth,
+            relevance_level=args.relevance_level, judged_only=args.judged_only > 0,
+            num_docs=args.num_docs,
+        )
+    _emit(text, None)
+    return 0
+
+
+def _signature(cls: type[Measure]) -> str:
+    params = [p.name for p in cls.PARAMS if p.name != "cutoff"]
+    text = cls.NAME + (f"({', '.join(params)})" if params else "")
+    if any(p.name == "cutoff" for p in cls.PARAMS):
+        text += "@k"
+    return text
+
+
+def _summary(cls: type[Measure]) -> str:
+    """First line of the docstring, without reStructuredText markup."""
+    doc = (cls.__doc__ or "").strip()
+    line = doc.splitlines()[0].strip() if doc else ""
+    return re.sub(r":\w+:`([^`]*)`", r"\1", line).replace("``", "")
+
+
+def _trec_names_by_family() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, parse in TREC_NAMES.items():
+        try:
+            pairs = parse(None)
+        except RankframeError:
+            continue
+        for family in dict.fromkeys(type(m).NAME for _, m in pairs):
+            out.setdefault(family, []).append(name)
+    return out
+
+
+def _cmd_measures(args: argparse.Namespace) -> int:
+    load_all()
+    trec = _trec_names_by_family()
+    rows = [
+        (_signature(cls), ", ".join(trec.get(cls.NAME, [])) or "-", _summary(cls))
+        for cls in families()
+    ]
+    header = ("measure", "trec_eval", "summary")
+    w0 = max(len(header[0]), *(len(r[0]) for r in rows))
+    w1 = max(len(header[1]), *(len(r[1]) for r in rows))
+    lines = [f"{a:<{w0}}  {b:<{w1}}  {c}".rstrip() for a, b, c in [header, *rows]]
+    nick = ", ".join(sorted(NICKNAMES))
+    lines += [
+        "",
+        "Names: ir_measures style NAME(param=value)@k (nDCG@10, P(rel=2)@5), trec_eval names "
+        "(ndcg_cut.10, P_5, map) and ranx names (ndcg@10).",
+        f"trec_eval nicknames: {nick}.",
+    ]
+    _emit("\n".join(lines) + "\n", None)
+    return 0
+
+
+# ----------------------------------------------------------------------------- parser
+def _add_semantics(p: argparse.ArgumentParser, *, trec: bool) -> None:
+    """Options shared by both evaluation commands, spelled as trec_eval spells them."""
+    count = {"action": "count", "default": 0} if trec else {"action": "store_true"}
+    p.add_argument(
+        "-c", *(["--complete_rel_info_wanted"] if trec else ["--complete"]), dest="complete",
+        **count, help="score judged queries that are missing from the run as 0",
+    )
+    p.add_argument(
+        "-M", *(["--Max_retrieved_per_topic"] if trec else ["--depth"]), dest="depth", type=int,
+        metavar="N", help="keep only the top N documents of each query",
+    )
+    p.add_argument(
+        "-l", *(["--level_for_rel"] if trec else ["--relevance-level"]), dest="relevance_level",
+        type=int, default=1, metavar="N",
+        help="minimum grade counted as relevant by binary measures (default 1)",
+    )
+    p.add_argument(
+        "-J", *(["--Judged_docs_only"] if trec else ["--judged-only"]), dest="judged_only",
+        **count, help="drop unjudged documents from every ranking (after the -M cut)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser of the ``rankframe`` command."""
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description="Evaluate rankings exactly like trec_eval 10.0, with Polars.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    te = sub.add_parser(
+        "trec_eval",
+        help="drop-in for trec_eval 10.0 (same options, byte-identical output)",
+        description=(
+            "Evaluate RUN against QRELS and print what trec_eval 10.0 prints. Without -m, "
+            "the 'official' measures. Nicknames: "
+            f"{', '.join(sorted(NICKNAMES))} (not supported yet: {', '.join(UNSUPPORTED_NICKNAMES)})."
+        ),
+    )
+    te.add_argument("qrels", metavar="QRELS", help="relevance judgments (TREC qrels)")
+    te.add_argument("run", metavar="RUN", help="results (TREC run; '-' reads stdin)")
+    te.add_argument(
+        "-q", "--query_eval_wanted", dest="query", action="count", default=0,
+        help="also print each query's values",
+    )
+    te.add_argument(
+        "-m", "--measure", dest="measures", action="append", metavar="MEASURE",
+        help="measure[.params] or nickname; repeatable (default: official)",
+    )
+    te.add_argument(
+        "-n", "--nosummary", dest="summary", action="store_false",
+        help="do not print the 'all' summary",
+    )
+    _add_semantics(te, trec=True)
+    te.add_argument(
+        "-N", "--Number_docs_in_coll", dest="num_docs", type=int, metavar="N",
+        help="number of documents in the collection (utility's fourth coefficient)",
+    )
+    te.add_argument(
+        "-R", "--Rel_info_format", dest="rel_format", default="qrels", metavar="FORMAT",
+        help="judgment format: qrels (default; prefs, qrels_prefs, qrels_jg not supported yet)",
+    )
+    te.add_argument(
+        "-T", "--Results_format", dest="results_format", default="trec_results",
+        metavar="FORMAT", help="results format: trec_results (default)",
+    )
+    te.add_argument("-Z", "--Zscore", dest="zscores", metavar="FILE", help=argparse.SUPPRESS)
+    te.set_defaults(func=_cmd_trec_eval, parser=te)
+
+    ev = sub.add_parser(
+        "evaluate",
+        help="evaluate one or several runs side by side",
+        usage=(
+            f"{PROG} evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...]\n"
+            "         [--per-query] [--format {" + ",".join(WRITERS) + "}] [-o PATH]\n"
+            "         [-c] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
+            "         [--score-dtype {float64,float32}]"
+        ),
+        description=(
+            "Evaluate runs against judgments. The table format puts the runs side by side (one "
+            "column per run, named by its file name); csv, tsv, json, jsonl and parquet write "
+            "the tidy frame: run, [query_id,] measure, value."
+        ),
+        epilog=(
+            "examples:\n"
+            f"  {PROG} evaluate qrels.txt bm25.txt splade.txt -m nDCG@10 AP R@1000\n"
+            f"  {PROG} evaluate qrels.txt run.txt -m ndcg_cut.10 P_5 --per-query --format csv\n"
+            f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 --format parquet -o out.parquet"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("inputs", nargs="*", metavar="FILE", help="QRELS, then one or more RUN files")
+    ev.add_argument(
+        "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
+        help="measures in any dialect: nDCG@10, P(rel=2)@5, ndcg_cut.10, map, official, ndcg@10",
+    )
+    ev.add_argument(
+        "-q", "--per-query", dest="per_query", action="store_true",
+        help="one row per query and measure instead of aggregates",
+    )
+    ev.add_argument(
+        "-f", "--format", choices=list(WRITERS), default="table",
+        help="output format (default: table)",
+    )
+    ev.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")
+    _add_semantics(ev, trec=False)
+    ev.add_argument(
+        "--ties", choices=TIE_POLICIES, default="trec_eval",
+        help="tie policy (default trec_eval: score desc, then doc id desc)",
+    )
+    ev.add_argument(
+        "--score-dtype", choices=("float64", "float32"), default="float64",
+        help="float32 reproduces trec_eval 9 / pytrec_eval ties (default float64)",
+    )
+    ev.set_defaults(func=_cmd_evaluate, parser=ev)
+
+    ms = sub.add_parser("measures", help="list the measures rankframe knows")
+    ms.set_defaults(func=_cmd_measures, parser=ms)
+    return parser
+
+
+# ----------------------------------------------------------------------------- entry point
+def _exit_code(exc: SystemExit) -> int:
+    if exc.code is None:
+        return 0
+    return exc.code if isinstance(exc.code, int) else 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``rankframe`` command and return its exit status.
+
+    Parameters
+    ----------
+    argv
+        Arguments without the program name; ``sys.argv[1:]`` when None.
+
+    Returns
+    -------
+    int
+        0 on success, 1 for an input error, 2 for a usage error.
+    """
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        return _exit_code(exc)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return int(args.func(args))
+    except (UsageError, MeasureError) as err:
+        args.parser.print_usage(sys.stderr)
+        print(f"{args.parser.prog}: error: {err}", file=sys.stderr)
+        return 2
+    except (RankframeError, pl.exceptions.PolarsError, OSError) as err:
+        if isinstance(err, BrokenPipeError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # silence the flush at exit
+            return 1
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130

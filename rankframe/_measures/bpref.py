@@ -1,0 +1,134 @@
+"""Binary preference (``Bpref``, ``GMBpref``; trec_eval ``bpref``, ``gm_bpref``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._trec import single
+
+
+def judged_before(ctx: Ctx, hit: pl.Expr, among: pl.Expr) -> pl.Expr:
+    """For each retrieved ``hit`` row (a subset of ``among``), how many ``among`` rows rank above it.
+
+    The values come in the order of ``ctx.rank.filter(hit)``.
+    """
+    position = ctx.rank.filter(among).rank("ordinal")
+    return position.filter(hit.filter(among)).cast(pl.Int64) - 1
+
+
+def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
+    relevant = ctx.judged & ctx.relevant(rel)
+    nonrelevant = ctx.judged & ~ctx.relevant(rel)
+    hit = relevant & ctx.retrieved
+    judged_ret = ctx.judged & ctx.retrieved
+    num_rel = ctx.num_rel(rel)
+    num_nonrel = nonrelevant.sum()
+    # judged documents above a relevant one, minus the relevant ones among them
+    rel_above = ctx.rank.filter(hit).rank("ordinal").cast(pl.Int64) - 1
+    nonrel_above = judged_before(ctx, hit, judged_ret) - rel_above
+    penalty = nonrel_above.clip(upper_bound=num_rel).cast(pl.Float64) / pl.min_horizontal(
+        num_nonrel, num_rel
+    )
+    per_doc = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
+    return safe_div(per_doc.sum(), num_rel)
+
+
+@register
+class Bpref(Measure):
+    r"""Binary preference: how often relevant documents rank above judged non-relevant ones.
+
+    Parameters
+    ----------
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    Only judged documents take part: documents absent from the qrels and documents with a
+    negative grade ("in pool but unjudged") are skipped wherever they rank. With :math:`R`
+    relevant and :math:`N` judged non-relevant documents (grade in :math:`[0, \ell)`) in the
+    qrels, and :math:`n_d` the judged non-relevant documents ranked above a retrieved relevant
+    document :math:`d`,
+
+    .. math::
+        bpref = \frac{1}{R} \sum_{d \text{ rel. retrieved}}
+        \Big(1 - \frac{\min(n_d, R)}{\min(N, R)}\Big)
+
+    where a document with :math:`n_d = 0` contributes 1 (also when :math:`N = 0`). Undefined
+    when :math:`R = 0`: the query scores 0.
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2004). Retrieval evaluation with incomplete information.
+    SIGIR 2004, 25-32.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "c", "d", "z"],
+    ...                       "relevance": [0, 1, 0, 1]})
+    >>> # rel = 0, unjudged, 1, 0 and z unretrieved: R = 2, N = 2; c has one judged
+    >>> # non-relevant document above it: (1 - 1/2) / 2
+    >>> rf.evaluate(qrels, run, ["Bpref"])["value"].to_list()
+    [0.25]
+    """
+
+    NAME = "Bpref"
+    PARAMS = (Param("rel", "int", None),)
+    ALIASES = {"bpref": {}}
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        return _bpref(ctx, self.rel)
+
+
+@register
+class GMBpref(Measure):
+    r"""Bpref aggregated by its geometric mean over queries (trec_eval ``gm_bpref``).
+
+    Parameters
+    ----------
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    Per query it equals :class:`Bpref`; across queries
+
+    .. math:: GMBpref = \exp\Big(\frac{1}{|Q|}\sum_q \log \max(bpref_q, 10^{-5})\Big)
+
+    trec_eval prints it only as a summary; per query it is the plain bpref.
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2004). Retrieval evaluation with incomplete information.
+    SIGIR 2004, 25-32.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [2.0, 1.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["a", "b", "c", "d"],
+    ...                       "relevance": [1, 0, 0, 1]})
+    >>> # bpref is 1 for q1 and 1 - 1/1 = 0 for q2 (floored at 1e-5): sqrt(1 * 1e-5)
+    >>> rf.evaluate(qrels, run, ["GMBpref"])["value"].round(6).to_list()
+    [0.003162]
+    """
+
+    NAME = "GMBpref"
+    PARAMS = (Param("rel", "int", None),)
+    AGGREGATE = "gmean"
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        return _bpref(ctx, self.rel)
+
+
+register_trec("bpref", single("bpref", lambda: Bpref()))
+register_trec("gm_bpref", single("gm_bpref", lambda: GMBpref()))

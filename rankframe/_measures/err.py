@@ -1,0 +1,67 @@
+"""Expected reciprocal rank (``ERR@k``), as gdeval computes it (ir_measures' ``ERR``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import POSITIVE_INT, Ctx, Measure, Param, register
+
+#: Highest grade of gdeval's scale: a document of this grade stops the user for sure.
+MAX_GRADE = 4
+
+
+@register
+class ERR(Measure):
+    r"""Expected reciprocal rank (Chapelle et al.) with gdeval's grade scale.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Only the top ``k`` documents count (ir_measures requires it; without it, the whole
+        ranking).
+
+    Notes
+    -----
+    A user scans the ranking and stops at rank :math:`i` with probability
+    :math:`R_i = (2^{g_i} - 1) / 2^{4}`, :math:`g_i` the grade of the document there:
+
+    .. math:: ERR@k = \sum_{i=1}^{k} \frac{R_i}{i} \prod_{j < i} (1 - R_j)
+
+    The grade scale is fixed at 0-4, as in gdeval (the TREC Web track's script, which
+    ir_measures runs): the stopping probability does not depend on the query's own grades.
+    Unjudged documents and negative grades count as 0. gdeval refuses grades above 4; here they
+    count as 4 (:math:`R = 15/16`). gdeval skips queries without a relevant document; here they
+    score 0, which lowers the mean over queries.
+
+    References
+    ----------
+    Chapelle, O., Metzler, D., Zhang, Y. and Grinspan, P. (2009). Expected reciprocal rank for
+    graded relevance. CIKM 2009, 621-630.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["a", "c"], "relevance": [1, 2]})
+    >>> # R = 1/16, 0, 3/16: 1/16 + (15/16) * (3/16) / 3
+    >>> rf.evaluate(qrels, run, ["ERR@2", "ERR@3"])["value"].to_list()
+    [0.0625, 0.12109375]
+    """
+
+    NAME = "ERR"
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
+    ALIASES = {"err": {}}
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        keep = ctx.retrieved
+        if self.cutoff is not None:
+            keep = keep & (ctx.rank <= self.cutoff).fill_null(False)
+        grade = ctx.rel.clip(0, MAX_GRADE).fill_null(0).cast(pl.Float64)
+        stop = (pl.lit(2.0).pow(grade) - 1.0) / 2.0**MAX_GRADE
+        order = ctx.rank.filter(keep)
+        stop = stop.filter(keep).sort_by(order)
+        reached = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
+        return (stop * reached / order.sort().cast(pl.Float64)).sum()

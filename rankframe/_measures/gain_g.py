@@ -1,0 +1,171 @@
+"""Normalised gain ``G`` and its binary form ``binG`` (trec_eval ``G``, ``binG``).
+
+Also home of :func:`trec_gain`, the gain of a row under a trec_eval gain map, shared by the
+gain-based trec_eval measures (``G``, ``ndcg_rel``, ``Rndcg``, ``dcg``, ``rbp``).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._trec import gains_from_pairs, pair_params, single
+
+Gains = tuple[tuple[int, float], ...] | None
+
+#: Pseudo-grades under which a trec_eval gain map can name the documents without a judgment:
+#: ``-1`` for a retrieved document absent from the qrels, ``-2`` for a negative (unjudged) grade.
+NONPOOL, UNJUDGED = -1, -2
+
+
+def trec_gain(ctx: Ctx, gains: Gains) -> pl.Expr:
+    """Gain of each row as trec_eval assigns it from a ``grade=gain`` map.
+
+    A judged grade ``g >= 0`` gains ``gains[g]`` when the map names it, else ``g``. A retrieved
+    document missing from the qrels gains ``gains[-1]`` and one with a negative grade
+    ``gains[-2]`` (trec_eval's internal codes for them), 0 when the map does not name them.
+    """
+    mapping = dict(gains or ())
+    expr = pl.when(ctx.rel.is_null()).then(pl.lit(mapping.get(NONPOOL, 0.0)))
+    expr = expr.when(ctx.rel < 0).then(pl.lit(mapping.get(UNJUDGED, 0.0)))
+    for grade, gain in mapping.items():
+        if grade >= 0:
+            expr = expr.when(ctx.rel == grade).then(pl.lit(gain))
+    return expr.otherwise(ctx.rel.cast(pl.Float64))
+
+
+def ranked(ctx: Ctx, values: pl.Expr) -> pl.Expr:
+    """``values`` of the retrieved rows, in rank order."""
+    keep = ctx.retrieved
+    return values.filter(keep).sort_by(ctx.rank.filter(keep))
+
+
+def ideal_gains(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
+    """Positive gains of the judged documents (retrieved or not), best first."""
+    return gain.filter(ctx.judged & (gain > 0)).sort(descending=True)
+
+
+def prefix_at(cumulative: pl.Expr, length: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """Sum of the first ``n`` items of a list from its cumulative sum (``n`` clipped to its length).
+
+    ``cumulative`` holds the running sums of a list of ``length`` items; ``n`` may be an
+    expression with one value per row.
+    """
+    padded = pl.lit(0.0).append(cumulative)
+    return padded.gather(pl.min_horizontal(n, length))
+
+
+@register
+class G(Measure):
+    r"""Normalised gain ``G``: a gain-weighted, rank-discounted mix of AP and nDCG (trec_eval ``G``).
+
+    Parameters
+    ----------
+    gains : dict, optional
+        Map grade -> gain (trec_eval's ``G.1=3,2=9``); grades absent from the map keep their
+        own value; ``-1`` names retrieved documents absent from the qrels and ``-2`` those
+        with a negative grade (both gain 0 by default).
+
+    Notes
+    -----
+    With :math:`g_i` the gain at rank :math:`i`, :math:`S_i = \sum_{j \le i} g_j` the gain
+    collected so far, :math:`I_j` the :math:`j`-th gain of the ideal ranking (every judged
+    document with a positive gain, best first; 0 past its end) and
+    :math:`C_i = \sum_{j \le i} \max(I_j, 1)` the cost of the ideal ranking so far:
+
+    .. math::
+        G = \frac{1}{\sum_j I_j} \sum_{i : g_i \ne 0} \frac{g_i}{\log_2(2 + C_i - S_i)}
+
+    A document is discounted by how far the ranking lags behind the ideal one at its rank, so a
+    relevant document after other relevant ones loses little. The relevance level does not
+    apply (gains only). Undefined when the ideal gain is 0 (nothing relevant): the query
+    scores 0. Experimental measure of trec_eval (C. Buckley, 2008).
+
+    References
+    ----------
+    Buckley, C. (2008). trec_eval, measure ``G`` (``m_G.c``), National Institute of
+    Standards and Technology. https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["b", "c"], "relevance": [1, 2]})
+    >>> # gains 0, 1, 2; ideal 2, 1; costs C = 2, 3, 4; collected S = 0, 1, 3
+    >>> # (1 / log2(2 + 3 - 1) + 2 / log2(2 + 4 - 3)) / (2 + 1) = (1/2 + 2/log2(3)) / 3
+    >>> rf.evaluate(qrels, run, ["G"])["value"].round(6).to_list()
+    [0.587287]
+    """
+
+    NAME = "G"
+    PARAMS = (Param("gains", "gains", None),)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        gain = trec_gain(ctx, self.gains)
+        got = ranked(ctx, gain)
+        ideal = ideal_gains(ctx, gain)
+        position = pl.int_range(1, got.len() + 1, dtype=pl.Int64)
+        # past the end of the ideal ranking each rank costs 1
+        cost = prefix_at(ideal.clip(lower_bound=1.0).cum_sum(), ideal.len(), position) + (
+            position - ideal.len().cast(pl.Int64)
+        ).clip(lower_bound=0)
+        terms = got / (2.0 + cost - got.cum_sum()).log(2)
+        total = terms.filter(got != 0).sum()
+        ideal_total = ideal.sum()
+        return pl.when(ideal_total > 0).then(total / ideal_total).otherwise(0.0)
+
+
+@register
+class binG(Measure):  # noqa: N801 - the measure's canonical name
+    r"""Binary normalised gain ``binG``: ``G`` with gains 0 or 1 (trec_eval ``binG``).
+
+    Parameters
+    ----------
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    With :math:`R` the number of judged relevant documents and :math:`n_d` the number of
+    non-relevant (or unjudged) documents ranked above the relevant document :math:`d`:
+
+    .. math:: binG = \frac{1}{R} \sum_{d \text{ relevant retrieved}} \frac{1}{\log_2(2 + n_d)}
+
+    A relevant document counts fully when only relevant documents precede it. Undefined when
+    :math:`R = 0`: the query scores 0.
+
+    References
+    ----------
+    Buckley, C. (2008). trec_eval, measure ``binG`` (``m_binG.c``), National Institute of
+    Standards and Technology. https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> # relevant at ranks 1 and 3 (one non-relevant above it), one never retrieved
+    >>> # (1/log2(2) + 1/log2(3)) / 3
+    >>> rf.evaluate(qrels, run, ["binG"])["value"].round(6).to_list()
+    [0.543643]
+    """
+
+    NAME = "binG"
+    PARAMS = (Param("rel", "int", None),)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        ranks = ctx.rank.filter(ctx.relevant(self.rel) & ctx.retrieved).cast(pl.Float64)
+        # the k-th relevant document at rank r has r - k non-relevant documents above it
+        before = ranks - ranks.rank("ordinal").cast(pl.Float64)
+        return safe_div((1.0 / (before + 2.0).log(2)).sum(), ctx.num_rel(self.rel))
+
+
+register_trec("binG", single("binG", lambda: binG()))
+register_trec("G", pair_params("G", lambda pairs: G(gains=gains_from_pairs("G", pairs))))

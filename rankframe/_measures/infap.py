@@ -1,0 +1,83 @@
+"""Inferred average precision (``infAP``; trec_eval ``infAP``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._trec import single
+from rankframe._measures.bpref import judged_before
+
+#: Smoothing constant of the precision estimate among judged documents (trec_eval's value).
+INFAP_EPSILON = 1e-5
+
+
+@register
+class infAP(Measure):  # noqa: N801 - the measure's canonical name
+    r"""Inferred average precision for a judged random sample of the pool (Yilmaz & Aslam).
+
+    Parameters
+    ----------
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    Documents fall in three groups: absent from the qrels (outside the pool, assumed
+    non-relevant), in the pool but unjudged (negative grade) and judged. For a retrieved
+    relevant document at rank :math:`k > 1`, with :math:`p` pooled documents (judged or not),
+    :math:`r` relevant and :math:`n` judged non-relevant documents above it, the expected
+    precision is
+
+    .. math::
+        E[P@k] = \frac{1}{k} + \frac{k - 1}{k} \cdot \frac{p}{k - 1} \cdot
+                 \frac{r + \epsilon}{r + n + 2\epsilon}, \qquad \epsilon = 10^{-5}
+
+    and :math:`E[P@1] = 1`. infAP is the sum of these over the retrieved relevant documents
+    divided by :math:`R`, the number of judged relevant documents of the query. Undefined when
+    :math:`R = 0`: the query scores 0. When every retrieved document is judged (:math:`p = k - 1`)
+    and :math:`\epsilon \to 0`, :math:`E[P@k]` is the precision at :math:`k` and infAP is AP.
+
+    References
+    ----------
+    Yilmaz, E. and Aslam, J. A. (2006). Estimating average precision with incomplete and
+    imperfect judgments. CIKM 2006, 102-111.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> # rel = 1, not pooled, 1 (R = 3): a gives 1; c gives 1/3 + 2/3 * 1/2 * (1 + e) / (1 + 2e)
+    >>> rf.evaluate(qrels, run, ["infAP"])["value"].round(6).to_list()  # (1 + 2/3) / 3
+    [0.555554]
+    """
+
+    NAME = "infAP"
+    PARAMS = (Param("rel", "int", None),)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        relevant = ctx.judged & ctx.relevant(self.rel)
+        hit = relevant & ctx.retrieved
+        pooled = ctx.rel.is_not_null() & ctx.retrieved
+        rank = ctx.rank.filter(hit).cast(pl.Float64)
+        rel_above = ctx.rank.filter(hit).rank("ordinal").cast(pl.Float64) - 1.0
+        judged_above = judged_before(ctx, hit, ctx.judged & ctx.retrieved).cast(pl.Float64)
+        pooled_above = judged_before(ctx, hit, pooled).cast(pl.Float64)
+        nonrel_above = judged_above - rel_above
+        above = rank - 1.0
+        estimate = (
+            1.0 / rank
+            + (above / rank)
+            * (pooled_above / above)
+            * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON))
+        )
+        per_doc = pl.when(rank == 1.0).then(1.0).otherwise(estimate)
+        return safe_div(per_doc.sum(), ctx.num_rel(self.rel))
+
+
+register_trec("infAP", single("infAP", lambda: infAP()))

@@ -1,0 +1,186 @@
+"""Interpolated precision at recall levels (``IPrec@x``, ``IPrecAvg``).
+
+trec_eval names: ``iprec_at_recall``, ``11pt_avg``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec
+from rankframe._measures._trec import double_cutoffs, double_params
+
+ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr]:
+    """Interpolated precision at the j-th relevant retrieved document (j = 1..K, then a 0) and K."""
+    ranks = ctx.rank.filter(ctx.relevant(rel) & ctx.retrieved).sort()
+    precision = ranks.rank("ordinal").cast(pl.Float64) / ranks
+    interpolated = precision.reverse().cum_max().reverse().append(pl.lit(0.0))
+    return interpolated, ranks.len().cast(pl.Int64)
+
+
+def _num_docs(ctx: Ctx, rel: int | None, level: float) -> pl.Expr:
+    """The recall level as a number of relevant documents, rounded half away from zero."""
+    target = pl.lit(level) * ctx.num_rel(rel).cast(pl.Float64)
+    return target.round(0, mode="half_away_from_zero").clip(-(2.0**62), 2.0**62).cast(pl.Int64)
+
+
+def _at(interpolated: pl.Expr, found: pl.Expr, k: pl.Expr) -> pl.Expr:
+    """Interpolated precision at ``k`` relevant documents: k <= 0 acts as 1, k > K gives 0."""
+    return interpolated.gather(k.clip(1, found + 1) - 1)
+
+
+@register
+class IPrec(Measure):
+    r"""Interpolated precision at a recall level: ``IPrec@0.5``.
+
+    Parameters
+    ----------
+    cutoff : float
+        The recall level :math:`x` (usually in :math:`[0, 1]`), written after ``@``.
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+    judged_only : bool
+        Drop unjudged documents from the ranking first (trec_eval ``-J``).
+
+    Notes
+    -----
+    With :math:`r_j` the rank of the :math:`j`-th relevant retrieved document,
+    :math:`K` their number and :math:`R` the number of relevant documents,
+
+    .. math::
+        IPrec@x = \max_{j \ge \max(k, 1)} \frac{j}{r_j}, \qquad k = \mathrm{round}(x R)
+
+    rounding half away from zero (trec_eval 10; trec_eval 9 used :math:`\lfloor xR + 0.9
+    \rfloor`, so values may differ from it and from pytrec_eval). This is the maximum precision
+    at any rank at or below the one where recall :math:`k/R` is reached. When the level is
+    never reached (:math:`k > K`) the query scores 0, as it does when nothing relevant is
+    retrieved. An empty ranking (a query scored by ``complete``, or emptied by
+    ``judged_only``) scores 0; trec_eval divides 0 by 0 there and prints ``-nan``.
+
+    References
+    ----------
+    Manning, C. D., Raghavan, P. and Schütze, H. (2008). *Introduction to Information
+    Retrieval*, section 8.4. Cambridge University Press.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["b", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> # rel = 0, 1, 1, 0 and R = 3: precisions 1/2 and 2/3 at the relevant documents;
+    >>> # k = 0, 2, 3 for recall 0.0, 0.5, 1.0
+    >>> rf.evaluate(qrels, run, ["IPrec@0.0", "IPrec@0.5", "IPrec@1.0"])["value"].round(4).to_list()
+    [0.6667, 0.6667, 0.0]
+    """
+
+    NAME = "IPrec"
+    PARAMS = (
+        Param("cutoff", "float", None, (math.isfinite, "a finite float")),
+        Param("rel", "int", None),
+        Param("judged_only", "bool", False),
+    )
+
+    def validate(self) -> None:
+        """Require the recall level."""
+        if self.cutoff is None:
+            msg = "IPrec needs a recall level after '@', e.g. 'IPrec@0.5'."
+            raise MeasureError(msg)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        if self.judged_only:
+            ctx = ctx.only_judged()
+        interpolated, found = _curve(ctx, self.rel)
+        return _at(interpolated, found, _num_docs(ctx, self.rel, self.cutoff)).first()
+
+
+@register
+class IPrecAvg(Measure):
+    r"""Interpolated precision averaged over recall levels (trec_eval ``11pt_avg``).
+
+    Parameters
+    ----------
+    recall : tuple of float
+        The recall levels, default the eleven points 0.0, 0.1, ..., 1.0.
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    .. math:: IPrecAvg = \frac{1}{|X|} \sum_{x \in X} IPrec@x
+
+    for levels in ascending order (see :class:`IPrec` for the rounding and the undefined
+    cases). trec_eval walks the levels in the order given, from the last to the first; a level
+    met out of that descending order (or rounding to no document) contributes the maximum
+    precision of the ranking, :math:`\max_j j / r_j`, and so does every level after it; this
+    is reproduced. Levels rounding beyond the relevant documents retrieved contribute 0.
+
+    References
+    ----------
+    Salton, G. and McGill, M. J. (1983). *Introduction to Modern Information Retrieval*.
+    McGraw-Hill.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["b", "c", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> # rel = 0, 1, 1, 0 and R = 3: recall 0.0 to 0.8 round to at most 2 documents (IPrec 2/3),
+    >>> # 0.9 and 1.0 round to 3, more than the 2 found (IPrec 0): 9 * 2/3 / 11
+    >>> rf.evaluate(qrels, run, ["IPrecAvg"])["value"].round(4).to_list()
+    [0.5455]
+    """
+
+    NAME = "IPrecAvg"
+    PARAMS = (
+        Param(
+            "recall", "floats", ELEVEN_POINTS,
+            (lambda v: len(v) > 0 and all(math.isfinite(x) for x in v), "a non-empty tuple of floats"),
+        ),
+        Param("rel", "int", None),
+    )
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        interpolated, found = _curve(ctx, self.rel)
+        best = interpolated.first()  # max precision of the ranking (0 when K = 0)
+        # Replay trec_eval's walk, one row per level from the last given to the first: leading
+        # levels beyond K are skipped (score 0); after them each level must round to at least
+        # one document and to no more than the level before it, else it and every later level
+        # score `best`.
+        levels = pl.lit(pl.Series(list(reversed(self.recall)), dtype=pl.Float64))
+        k = (
+            (levels * ctx.num_rel(self.rel).cast(pl.Float64))
+            .round(0, mode="half_away_from_zero")
+            .clip(-(2.0**62), 2.0**62)
+            .cast(pl.Int64)
+        )
+        skipped = (k > found).cast(pl.Int8).cum_min() == 1
+        after_skipped = skipped.shift(1).fill_null(True)
+        in_order = (k >= 1) & (after_skipped | (k <= k.shift(1)).fill_null(True))
+        matched = ~skipped & ((skipped | in_order).cast(pl.Int8).cum_min() == 1)
+        at_level = _at(interpolated, found, k)
+        value = pl.when(skipped).then(0.0).when(matched).then(at_level).otherwise(best)
+        return value.sum() / len(self.recall)
+
+
+register_trec(
+    "iprec_at_recall",
+    double_cutoffs("iprec_at_recall", ELEVEN_POINTS, lambda x: IPrec(cutoff=x)),
+)
+register_trec(
+    "11pt_avg",
+    double_params("11pt_avg", lambda xs: IPrecAvg() if xs is None else IPrecAvg(recall=xs)),
+)

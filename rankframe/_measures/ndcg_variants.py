@@ -1,0 +1,282 @@
+"""DCG and its trec_eval variants (``DCG``, ``IDCG``, ``nDCG_rel``, ``RnDCG``).
+
+trec_eval names: ``dcg``, ``ideal_dcg``, ``ndcg_rel``, ``Rndcg``, each with ``grade=gain``
+pairs (``ndcg_rel.1=3,2=9``).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import (
+    POSITIVE_INT,
+    Ctx,
+    Measure,
+    Param,
+    register,
+    register_trec,
+)
+from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
+from rankframe._measures.gain_g import ideal_gains, prefix_at, ranked, trec_gain
+from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, ideal_dcg_expr
+
+_DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
+
+
+def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
+    gain = trec_gain(ctx, gains)
+    return pl.lit(2.0).pow(gain) - 1.0 if dcg == "exp-log2" else gain
+
+
+def _discounted(values: pl.Expr) -> pl.Expr:
+    """``values[i] / log2(i + 2)`` for a list already in rank order (i from 0)."""
+    position = pl.int_range(1, values.len() + 1, dtype=pl.Int64).cast(pl.Float64)
+    return values / (position + 1.0).log(2)
+
+
+@register
+class DCG(Measure):
+    r"""Discounted cumulative gain of the ranking (trec_eval ``dcg``; ranx ``dcg``).
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Only the top ``k`` documents count.
+    dcg : {"log2", "exp-log2"}
+        ``log2``: gain = grade (Järvelin & Kekäläinen; trec_eval, ranx ``dcg``); ``exp-log2``:
+        gain = :math:`2^{grade} - 1` (Burges et al.; ranx ``dcg_burges``).
+    gains : dict, optional
+        Map grade -> gain (trec_eval's ``dcg.1=3,2=9``); grades absent from the map keep
+        their own value.
+    judged_only : bool
+        Drop unjudged documents from the ranking first (trec_eval ``-J``).
+
+    Notes
+    -----
+    .. math:: DCG@k = \sum_{i=1}^{k} \frac{g(d_i)}{\log_2(i + 1)}
+
+    Unjudged documents and negative grades have gain 0. Not normalised: the value grows with
+    the number and grades of relevant documents, so means across queries mix scales. A query
+    with nothing retrieved scores 0.
+
+    References
+    ----------
+    Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
+    ACM TOIS 20(4), 422-446.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["b", "c"], "relevance": [1, 2]})
+    >>> # rel = 0, 1, 2: 1/log2(3) + 2/log2(4) and, cut at 2, 1/log2(3)
+    >>> rf.evaluate(qrels, run, ["DCG", "DCG@2"])["value"].round(6).to_list()
+    [1.63093, 0.63093]
+    """
+
+    NAME = "DCG"
+    PARAMS = (
+        Param("cutoff", "int", None, POSITIVE_INT),
+        Param("dcg", "str", "log2", _DCG_CHECK),
+        Param("gains", "gains", None),
+        Param("judged_only", "bool", False),
+    )
+    ALIASES = {"dcg": {}, "dcg_burges": {"dcg": "exp-log2"}}
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        if self.judged_only:
+            ctx = ctx.only_judged()
+        return dcg_expr(ctx, _gain(ctx, self.dcg, self.gains), self.cutoff)
+
+
+@register
+class IDCG(Measure):
+    r"""Ideal discounted cumulative gain: DCG of the best possible ranking (trec_eval ``ideal_dcg``).
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Cut the ideal ranking at ``k``.
+    dcg : {"log2", "exp-log2"}
+        Gain = grade (``log2``) or :math:`2^{grade} - 1` (``exp-log2``).
+    gains : dict, optional
+        Map grade -> gain (trec_eval's ``ideal_dcg.1=3,2=9``).
+
+    Notes
+    -----
+    .. math:: IDCG@k = \sum_{i=1}^{\min(k, m)} \frac{g^*_i}{\log_2(i + 1)}
+
+    where :math:`g^*_1 \ge g^*_2 \ge \dots \ge g^*_m > 0` are the gains of every judged
+    document of the query with a positive gain, retrieved or not. It depends on the qrels only
+    (never on the run or its depth). A query without relevant documents scores 0.
+
+    References
+    ----------
+    Järvelin, K. and Kekäläinen, J. (2002). Cumulated gain-based evaluation of IR techniques.
+    ACM TOIS 20(4), 422-446.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [0, 1, 2]})
+    >>> rf.evaluate(qrels, run, ["IDCG"])["value"].round(6).to_list()  # 2/log2(2) + 1/log2(3)
+    [2.63093]
+    """
+
+    NAME = "IDCG"
+    PARAMS = (
+        Param("cutoff", "int", None, POSITIVE_INT),
+        Param("dcg", "str", "log2", _DCG_CHECK),
+        Param("gains", "gains", None),
+    )
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        return ideal_dcg_expr(ctx, _gain(ctx, self.dcg, self.gains), self.cutoff)
+
+
+@register
+class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
+    r"""nDCG averaged over the relevant documents (trec_eval ``ndcg_rel``).
+
+    Parameters
+    ----------
+    gains : dict, optional
+        Map grade -> gain (trec_eval's ``ndcg_rel.1=3,2=9``); grades absent from the map keep
+        their own value.
+
+    Notes
+    -----
+    With :math:`m` the number of judged documents with a positive gain, :math:`P` the ranks
+    of the retrieved documents with a positive gain and :math:`nDCG@r` cut at :math:`r` (both
+    the ranking and the ideal ranking):
+
+    .. math::
+        nDCG_{rel} = \frac{1}{m}\Big(\sum_{r \in P} nDCG@r + (m - |P|)\, nDCG\Big)
+
+    A relevant document that is not retrieved counts with the nDCG of the whole ranking. The
+    relevance level does not apply (gains only). Undefined when :math:`m = 0`: the query
+    scores 0. Experimental measure of trec_eval.
+
+    References
+    ----------
+    Buckley, C. (2008). trec_eval, measure ``ndcg_rel`` (``m_ndcg_rel.c``), National
+    Institute of Standards and Technology. https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["b", "z"], "relevance": [1, 1]})
+    >>> # rel = 0, 1 and one relevant document missed: ideal 1, 1
+    >>> # nDCG@2 = (1/log2(3)) / (1 + 1/log2(3)), counted twice (at rank 2, and for the miss)
+    >>> rf.evaluate(qrels, run, ["nDCG_rel"])["value"].round(6).to_list()
+    [0.386853]
+    """
+
+    NAME = "nDCG_rel"
+    PARAMS = (Param("gains", "gains", None),)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        gain = trec_gain(ctx, self.gains)
+        got = ranked(ctx, gain)
+        dcg_at = _discounted(got).cum_sum()
+        ideal = ideal_gains(ctx, gain)
+        m = ideal.len().cast(pl.Int64)
+        position = pl.int_range(1, got.len() + 1, dtype=pl.Int64)
+        idcg_at = prefix_at(_discounted(ideal).cum_sum(), m, position)
+        ndcg_at_hits = (dcg_at / idcg_at).filter(got > 0)
+        missed = (m - ndcg_at_hits.len().cast(pl.Int64)).cast(pl.Float64)
+        full = dcg_at.last().fill_null(0.0) / _discounted(ideal).sum()
+        total = ndcg_at_hits.sum() + missed * full
+        return pl.when((m > 0) & (total > 0)).then(total / m).otherwise(0.0)
+
+
+@register
+class RnDCG(Measure):
+    r"""nDCG averaged at the points where the ideal gain changes (trec_eval ``Rndcg``).
+
+    Parameters
+    ----------
+    gains : dict, optional
+        Map grade -> gain (trec_eval's ``Rndcg.1=3,2=9``); grades absent from the map keep
+        their own value.
+
+    Notes
+    -----
+    Let :math:`g^*_1 \ge \dots \ge g^*_m > 0` be the ideal gains (judged documents with a
+    positive gain) and :math:`B` the "R levels": every :math:`j < m` with
+    :math:`g^*_{j+1} \ne g^*_j`, plus :math:`m`. With :math:`n` documents retrieved,
+
+    .. math::
+        RnDCG = \frac{1}{|B| + [n > m + 1]}
+                \Big(\sum_{j \in B} nDCG@j + [n > m + 1]\, nDCG@n\Big)
+
+    where nDCG@j cuts both rankings at :math:`j` (the ranking ends at :math:`n`). So with 5
+    documents of gain 3, 3 of gain 2 and 10 of gain 1, it averages nDCG at 5, 8, 18 and at the
+    end of the ranking. trec_eval adds that last point only when the ranking is at least two
+    documents longer than :math:`m`; we follow it. The query scores 0 when it has no relevant
+    document at the evaluation's ``relevance_level`` or when :math:`m = 0` (trec_eval divides
+    0 by 0 in the latter, rare case: a gain map that gives every relevant grade gain <= 0).
+    Experimental measure of trec_eval.
+
+    References
+    ----------
+    Buckley, C. (2008). trec_eval, measure ``Rndcg`` (``m_Rndcg.c``), National Institute
+    of Standards and Technology. https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["a", "b"], "relevance": [1, 2]})
+    >>> # ideal 2, 1: levels at 1 and 2; rel = 1, 2
+    >>> # (nDCG@1 + nDCG@2) / 2 = (1/2 + (1 + 2/log2(3)) / (2 + 1/log2(3))) / 2
+    >>> rf.evaluate(qrels, run, ["RnDCG"])["value"].round(6).to_list()
+    [0.679859]
+    """
+
+    NAME = "RnDCG"
+    PARAMS = (Param("gains", "gains", None),)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        gain = trec_gain(ctx, self.gains)
+        got = ranked(ctx, gain)
+        n = got.len().cast(pl.Int64)
+        dcg_cum = _discounted(got).cum_sum()
+        ideal = ideal_gains(ctx, gain)
+        m = ideal.len().cast(pl.Int64)
+        ideal_cum = _discounted(ideal).cum_sum()
+        # R levels inside the ideal ranking: j (1-based count of ideal documents before the
+        # change) where the gain of document j + 1 differs from that of document j
+        index = pl.int_range(0, m, dtype=pl.Int64)
+        j = index.filter((ideal != ideal.shift(1)).fill_null(False))
+        inner = (prefix_at(dcg_cum, n, j) / prefix_at(ideal_cum, m, j)).sum()
+        idcg = ideal_cum.last()
+        dcg_at_m = prefix_at(dcg_cum, n, m).first()
+        dcg_all = dcg_cum.last().fill_null(0.0)
+        tail = (n > m + 1).cast(pl.Float64)
+        total = inner + dcg_at_m / idcg + tail * dcg_all / idcg
+        count = j.len().cast(pl.Float64) + 1.0 + tail
+        defined = (m > 0) & (ctx.num_rel() > 0)
+        return pl.when(defined).then(total / count).otherwise(0.0)
+
+
+def _with_gains(cls: type[Measure], base: str) -> TrecParser:
+    return pair_params(base, lambda pairs: cls(gains=gains_from_pairs(base, pairs)))
+
+
+register_trec("dcg", _with_gains(DCG, "dcg"))
+register_trec("ideal_dcg", _with_gains(IDCG, "ideal_dcg"))
+register_trec("ndcg_rel", _with_gains(nDCG_rel, "ndcg_rel"))
+register_trec("Rndcg", _with_gains(RnDCG, "Rndcg"))

@@ -1,0 +1,211 @@
+"""Rank-biased precision and its residual (``RBP``, ``RBPResidual``; trec_eval ``rbp``, ``rbp_resid``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+from rankframe._measures._base import (
+    POSITIVE_INT,
+    Ctx,
+    Measure,
+    Param,
+    register,
+    register_trec,
+)
+from rankframe._measures._trec import gains_from_pairs, pair_params
+from rankframe._measures.gain_g import NONPOOL, UNJUDGED, trec_gain
+
+PERSISTENCE = (lambda p: 0.0 < p < 1.0, "a float strictly between 0 and 1")
+TREC_P = 0.9  # trec_eval's default persistence
+
+
+def _first_free(keys: set[int]) -> int:
+    """Smallest grade >= 0 that the gain map does not name."""
+    grade = 0
+    while grade in keys:
+        grade += 1
+    return grade
+
+
+def _last_free(keys: set[int], top: int) -> int | None:
+    """Largest grade in ``0..top`` that the gain map does not name."""
+    grade = top
+    while grade in keys:
+        grade -= 1
+    return grade if grade >= 0 else None
+
+
+def normalised_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
+    """Gains rescaled into [0, 1] per query, as trec_eval's ``rbp`` does.
+
+    The gain levels of a query are the grades ``0..G`` (``G`` its highest judged grade) plus the
+    grades the map names. When a level's gain lies outside [0, 1], every level is rescaled by
+    ``(gain - min) / (max - min)``; documents at no level (unjudged ones the map does not name)
+    keep gain 0.
+    """
+    mapping = dict(gains or ())
+    keys = set(mapping)
+    raw = trec_gain(ctx, gains)
+    top = ctx.rel.filter(ctx.rel >= 0).max()
+    # the grades 0..top that the map leaves at their own value: lowest and highest
+    first = _first_free(keys)
+    free_min = pl.when(top >= first).then(pl.lit(float(first)))
+    free_max = top.cast(pl.Float64)
+    for key in sorted((k for k in keys if k >= 0), reverse=True):
+        last = _last_free(keys, key)
+        value = pl.lit(None if last is None else float(last), dtype=pl.Float64)
+        free_max = pl.when(top == key).then(value).otherwise(free_max)
+    mapped = list(mapping.values())
+    low = pl.min_horizontal(free_min, pl.lit(min(mapped) if mapped else None, dtype=pl.Float64))
+    high = pl.max_horizontal(free_max, pl.lit(max(mapped) if mapped else None, dtype=pl.Float64))
+    rescale = ((low < 0) | (high > 1)).fill_null(False)
+    at_level = (
+        pl.when(ctx.rel.is_null()).then(pl.lit(NONPOOL in keys))
+        .when(ctx.rel < 0).then(pl.lit(UNJUDGED in keys))
+        .otherwise(pl.lit(True))
+    )
+    scaled = (raw - low) / (high - low)
+    return pl.when(~at_level).then(0.0).when(rescale).then(scaled).otherwise(raw)
+
+
+@register
+class RBP(Measure):
+    r"""Rank-biased precision (Moffat & Zobel): expected gain rate of a persistent user.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        Only the top ``k`` documents count.
+    p : float
+        Persistence, the probability of looking at the next document (0.8, as ir_measures;
+        trec_eval's ``rbp`` uses 0.9).
+    rel : int, optional
+        Binary gains: 1 for grades >= ``rel``, else 0 (ir_measures' ``RBP(rel=1)``, ranx
+        ``rbp``). Without it, graded gains rescaled into [0, 1] as trec_eval does.
+    gains : dict, optional
+        Map grade -> gain before rescaling (trec_eval's ``rbp.p=0.8,1=1,2=3``). Not with
+        ``rel``.
+
+    Notes
+    -----
+    .. math:: RBP = (1 - p) \sum_{i=1}^{k} g_i\, p^{i - 1}
+
+    Graded gains (no ``rel``) follow trec_eval: a query's gain levels are its grades ``0..G``
+    (``G`` the highest judged grade) plus any mapped grades; when a level's gain is outside
+    [0, 1], all are rescaled by :math:`(g - \min) / (\max - \min)`, so with default gains
+    :math:`g = grade / G` when :math:`G > 1`. The rescaling is per query. trec_eval 10 leaves
+    its running min/max uninitialised, so with a gain map whose gains are all > 0 and one
+    above 1 its values are unpredictable; we rescale over the declared levels. ir_measures
+    computes graded RBP through trectools (raw grades, run order, tied scores averaged): it
+    agrees with this measure for binary qrels only. Unjudged documents gain 0 (see
+    :class:`RBPResidual` for the uncertainty they leave). A query with nothing retrieved
+    scores 0.
+
+    References
+    ----------
+    Moffat, A. and Zobel, J. (2008). Rank-biased precision for measurement of retrieval
+    effectiveness. ACM TOIS 27(1), article 2.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["a", "c"], "relevance": [1, 2]})
+    >>> # binary at rel 1: 0.5 * (1 + 0.5^2); graded: grades / 2 -> 0.5 * (0.5 + 1 * 0.5^2)
+    >>> rf.evaluate(qrels, run, ["RBP(p=0.5,rel=1)", "RBP(p=0.5)"])["value"].to_list()
+    [0.625, 0.375]
+    """
+
+    NAME = "RBP"
+    PARAMS = (
+        Param("cutoff", "int", None, POSITIVE_INT),
+        Param("p", "float", 0.8, PERSISTENCE),
+        Param("rel", "int", None),
+        Param("gains", "gains", None),
+    )
+    ALIASES = {"rbp": {"rel": 1}}
+
+    def validate(self) -> None:
+        """Refuse ``rel`` together with ``gains``."""
+        if self.rel is not None and self.gains is not None:
+            msg = (
+                "RBP takes either rel= (binary gains) or gains= (a gain map), not both. "
+                f"Got rel={self.rel!r} and gains={dict(self.gains)!r}."
+            )
+            raise MeasureError(msg)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        if self.rel is not None:
+            gain = ctx.relevant(self.rel).cast(pl.Float64)
+        else:
+            gain = normalised_gain(ctx, self.gains)
+        keep = ctx.retrieved
+        if self.cutoff is not None:
+            keep = keep & (ctx.rank <= self.cutoff).fill_null(False)
+        weight = pl.lit(self.p).pow(ctx.rank.cast(pl.Float64) - 1.0)
+        return (1.0 - self.p) * (gain * weight).filter(keep).sum()
+
+
+@register
+class RBPResidual(Measure):
+    r"""Residual of rank-biased precision: how much RBP could still rise (trec_eval ``rbp_resid``).
+
+    Parameters
+    ----------
+    p : float
+        Persistence (0.8 as :class:`RBP`; trec_eval's ``rbp_resid`` uses 0.9).
+
+    Notes
+    -----
+    With :math:`n` documents retrieved and :math:`U` the ranks of the retrieved documents
+    that are unjudged (absent from the qrels or with a negative grade):
+
+    .. math:: RBP_{resid} = p^{n} + (1 - p) \sum_{i \in U} p^{i - 1}
+
+    the RBP the query would gain if every unjudged document, and every document past the end of
+    the ranking, were fully relevant. As trec_eval does, the query scores 0 when no retrieved
+    document is unjudged (the :math:`p^n` tail then does not count), and also when nothing is
+    retrieved.
+
+    References
+    ----------
+    Moffat, A. and Zobel, J. (2008). Rank-biased precision for measurement of retrieval
+    effectiveness. ACM TOIS 27(1), article 2.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 2, "doc_id": ["a", "c"], "relevance": [1, 0]})
+    >>> # b (rank 2) is unjudged: 0.5^3 + 0.5 * 0.5^1
+    >>> rf.evaluate(qrels, run, ["RBPResidual(p=0.5)"])["value"].to_list()
+    [0.375]
+    """
+
+    NAME = "RBPResidual"
+    PARAMS = (Param("p", "float", 0.8, PERSISTENCE),)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        unjudged = ctx.retrieved & (ctx.rel.is_null() | (ctx.rel < 0))
+        weight = pl.lit(self.p).pow(ctx.rank.cast(pl.Float64) - 1.0)
+        tail = pl.lit(self.p).pow(ctx.num_ret.cast(pl.Float64))
+        value = tail + (1.0 - self.p) * weight.filter(unjudged).sum()
+        return pl.when(unjudged.any()).then(value).otherwise(0.0)
+
+
+def _p(pairs: dict[str, float] | None) -> float:
+    return (pairs or {}).get("p", TREC_P)
+
+
+register_trec(
+    "rbp",
+    pair_params("rbp", lambda pairs: RBP(p=_p(pairs), gains=gains_from_pairs("rbp", pairs))),
+)
+register_trec("rbp_resid", pair_params("rbp_resid", lambda pairs: RBPResidual(p=_p(pairs))))

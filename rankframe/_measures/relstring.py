@@ -1,0 +1,77 @@
+"""The grades of the top of a ranking as a string (``RelString@k``; trec_eval ``relstring``)."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec
+from rankframe._measures._trec import double_params
+
+DEFAULT_LENGTH = 10
+
+
+@register
+class RelString(Measure):
+    r"""The grades of the top ``k`` retrieved documents, one character each (trec_eval ``relstring``).
+
+    Parameters
+    ----------
+    cutoff : int
+        ``k``, the number of documents shown (10).
+
+    Returns
+    -------
+    str
+        One character per retrieved document in rank order, at most ``k``: the grade when it
+        is 0-9, ``>`` above 9, ``-`` for a document absent from the qrels ("not in the pool")
+        and ``.`` for a negative grade ("in the pool but unjudged").
+
+    Notes
+    -----
+    A per-query diagnostic, not a number: it has no aggregate and appears in per-query wide
+    output only (``evaluate``'s long output holds numbers). A query with nothing retrieved
+    gives the empty string.
+
+    References
+    ----------
+    Buckley, C. (2008). trec_eval, measure ``relstring`` (``m_relstring.c``), National
+    Institute of Standards and Technology. https://github.com/usnistgov/trec_eval
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from rankframe._measures import Ctx
+    >>> frame = pl.DataFrame({"q": ["q1"] * 5, "rank": [2, 1, 3, None, 4],
+    ...                       "rel": [12, 0, None, 1, -1]},
+    ...                      schema_overrides={"rank": pl.UInt32})
+    >>> ctx = Ctx(rank=pl.col("rank"), rel=pl.col("rel"))
+    >>> frame.group_by("q").agg(RelString(cutoff=3).expr(ctx).alias("s"))["s"].to_list()
+    ['0>-']
+    """
+
+    NAME = "RelString"
+    PARAMS = (Param("cutoff", "int", DEFAULT_LENGTH, (lambda k: k >= 0, "an int >= 0")),)
+    AGGREGATE = "none"
+    DTYPE = pl.String
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        rel = ctx.rel
+        char = (
+            pl.when(rel.is_null()).then(pl.lit("-"))
+            .when(rel < 0).then(pl.lit("."))
+            .when(rel > 9).then(pl.lit(">"))
+            .otherwise(rel.cast(pl.String))
+        )
+        keep = ctx.retrieved
+        top = char.filter(keep).sort_by(ctx.rank.filter(keep)).head(self.cutoff)
+        return top.str.join("")
+
+
+def _relstring(values: tuple[float, ...] | None) -> RelString:
+    if not values:
+        return RelString()
+    return RelString(cutoff=max(int(values[0]), 0))  # trec_eval truncates, negative shows none
+
+
+register_trec("relstring", double_params("relstring", _relstring))

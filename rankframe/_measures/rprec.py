@@ -1,0 +1,136 @@
+"""Precision at R and at multiples of R (``Rprec``, ``RprecMult@x``).
+
+trec_eval names: ``Rprec``, ``Rprec_mult``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._trec import double_cutoffs, single
+
+
+@register
+class Rprec(Measure):
+    r"""R-precision: the precision after :math:`R` documents, :math:`R` the number of relevant ones.
+
+    Parameters
+    ----------
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+    judged_only : bool
+        Drop unjudged documents from the ranking first (trec_eval ``-J``).
+
+    Notes
+    -----
+    .. math:: Rprec = \frac{|\{d : \mathrm{rank}(d) \le R,\ \mathrm{rel}(d) \ge \ell\}|}{R}
+
+    with :math:`R` the number of judged relevant documents of the query, retrieved or not. It is
+    also the recall at rank :math:`R`. A ranking shorter than :math:`R` is padded with
+    non-relevant documents. Undefined when :math:`R = 0`: the query scores 0.
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2005). Retrieval System Evaluation. In *TREC: Experiment
+    and Evaluation in Information Retrieval*, MIT Press.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["b", "d", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> # rel = 0, 1, 0, 1 and R = 3: one relevant document in the top 3
+    >>> rf.evaluate(qrels, run, ["Rprec"])["value"].round(4).to_list()
+    [0.3333]
+    """
+
+    NAME = "Rprec"
+    PARAMS = (Param("rel", "int", None), Param("judged_only", "bool", False))
+    ALIASES = {"r-precision": {}}
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        if self.judged_only:
+            ctx = ctx.only_judged()
+        num_rel = ctx.num_rel(self.rel)
+        hits = (ctx.relevant(self.rel) & (ctx.rank <= num_rel).fill_null(False)).sum()
+        return safe_div(hits, num_rel)
+
+
+@register
+class RprecMult(Measure):
+    r"""Precision at a multiple of :math:`R` (trec_eval ``Rprec_mult``): ``RprecMult@0.5``.
+
+    Parameters
+    ----------
+    cutoff : float
+        The multiple :math:`x` of :math:`R` (the number of relevant documents) at which
+        precision is measured; written after ``@``.
+    rel : int, optional
+        Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+
+    Notes
+    -----
+    .. math::
+        RprecMult@x = P@k, \qquad k = \lfloor x R + 0.9 \rfloor
+
+    trec_eval's rounding (which v10 kept for this measure). The ranking is padded with
+    non-relevant documents when shorter than :math:`k`. ``RprecMult@1.0`` is :class:`Rprec`.
+    Undefined when :math:`k < 1` (no relevant document, or a tiny :math:`x`): the query
+    scores 0.
+
+    References
+    ----------
+    Buckley, C. and Voorhees, E. M. (2005). Retrieval System Evaluation. In *TREC: Experiment
+    and Evaluation in Information Retrieval*, MIT Press.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": ["a", "b", "c", "d"],
+    ...                     "score": [4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["b", "d", "z"],
+    ...                       "relevance": [1, 1, 1]})
+    >>> # rel = 0, 1, 0, 1 and R = 3: k = floor(0.5 * 3 + 0.9) = 2 and floor(2 * 3 + 0.9) = 6
+    >>> rf.evaluate(qrels, run, ["RprecMult@0.5", "RprecMult@2.0"])["value"].round(4).to_list()
+    [0.5, 0.3333]
+    """
+
+    NAME = "RprecMult"
+    PARAMS = (
+        Param("cutoff", "float", None, (math.isfinite, "a finite float")),
+        Param("rel", "int", None),
+    )
+
+    def validate(self) -> None:
+        """Require the multiple of R."""
+        if self.cutoff is None:
+            msg = "RprecMult needs the multiple of R after '@', e.g. 'RprecMult@0.5'."
+            raise MeasureError(msg)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        num_rel = ctx.num_rel(self.rel).cast(pl.Float64)
+        # truncation toward zero, like the C cast to long (clipped so that any finite x fits)
+        k = (pl.lit(self.cutoff) * num_rel + 0.9).clip(-(2.0**62), 2.0**62).cast(pl.Int64)
+        hits = (ctx.relevant(self.rel) & (ctx.rank <= k).fill_null(False)).sum()
+        return pl.when(k >= 1).then(hits.cast(pl.Float64) / k).otherwise(0.0)
+
+
+register_trec("Rprec", single("Rprec", lambda: Rprec()))
+register_trec(
+    "Rprec_mult",
+    double_cutoffs(
+        "Rprec_mult",
+        (0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.4, 1.6, 1.8, 2.0),
+        lambda x: RprecMult(cutoff=x),
+    ),
+)

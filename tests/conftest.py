@@ -1,0 +1,26 @@
+"""Shared test configuration: hypothesis profiles.
+
+Pick a profile with ``HYPOTHESIS_PROFILE=<name>`` (default ``ci``):
+
+* ``ci``: a modest number of examples, no deadline (polars' first call compiles plans, so
+  per-example timings are noisy), derandomised so that CI runs are reproducible;
+* ``dev``: fewer examples, for a quick local loop;
+* ``thorough``: many examples, for a nightly or a pre-release run.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+_COMMON = {
+    "deadline": None,
+    "suppress_health_check": [HealthCheck.too_slow, HealthCheck.data_too_large],
+    "print_blob": True,
+}
+
+settings.register_profile("ci", max_examples=20, derandomize=True, **_COMMON)
+settings.register_profile("dev", max_examples=10, **_COMMON)
+settings.register_profile("thorough", max_examples=500, **_COMMON)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -1,0 +1,321 @@
+"""Bad input gets a clear ``InputError`` naming the file and the line (or the column), never a
+traceback from deep inside polars.
+
+One test per case; each asserts the exception type and what the message names.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankframe as rf
+
+QRELS_TEXT = "q1 0 a 1\nq1 0 b 0\nq2 0 c 2\n"
+RUN_TEXT = "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq2 Q0 c 1 3.0 t\n"
+
+
+def _file(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+@pytest.fixture
+def qrels(tmp_path: Path) -> Path:
+    return _file(tmp_path, "qrels.txt", QRELS_TEXT)
+
+
+@pytest.fixture
+def run(tmp_path: Path) -> Path:
+    return _file(tmp_path, "run.txt", RUN_TEXT)
+
+
+def _error(qrels: object = None, run: object = None, **kw: object) -> str:
+    """Evaluate, expect an InputError, return its message."""
+    with pytest.raises(rf.InputError) as info:
+        rf.evaluate(qrels, run, ["AP"], **kw)
+    assert isinstance(info.value, rf.RankframeError)
+    assert isinstance(info.value, ValueError)
+    return str(info.value)
+
+
+def _names(msg: str, *parts: str) -> None:
+    for part in parts:
+        assert part in msg, f"{part!r} not in: {msg}"
+
+
+# --------------------------------------------------------------------------------------------
+# Malformed TREC text
+# --------------------------------------------------------------------------------------------
+
+
+def test_run_line_with_too_few_fields(qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", "# comment\n\nq1 Q0 a 1 2.0 t\nq1 Q0 b 2\n")
+    _names(_error(qrels, run), "run.txt, line 4", "expected at least 6", "found 4", "'q1 Q0 b 2'")
+
+
+def test_qrels_line_with_too_few_fields(run, tmp_path):
+    qrels = _file(tmp_path, "qrels.txt", "q1 0 a 1\n\n\nq1 0 b\n")
+    _names(_error(qrels, run), "qrels.txt, line 4", "expected at least 4", "found 3")
+
+
+def test_swapped_qrels_and_run_get_a_hint(qrels, run):
+    msg = _error(run=qrels, qrels=run)  # the qrels read as a run: 4 fields
+    _names(msg, "qrels.txt, line 1", "swapped")
+
+
+def test_non_numeric_score(qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", "q1 Q0 a 1 2.0 t\n\n# x\nq1 Q0 b 2 high t\n")
+    _names(_error(qrels, run), "run.txt, line 4", "score 'high' is not a number")
+
+
+def test_non_numeric_score_in_mixed_whitespace_file(qrels, tmp_path):
+    # Tabs and spaces mixed: the general (regex) reader, same error.
+    run = _file(tmp_path, "run.txt", "q1\tQ0 a\t1 2.0 t\n\nq1 Q0\tb 2 1,5 t\n")
+    _names(_error(qrels, run), "run.txt, line 3", "score '1,5' is not a number")
+
+
+def test_non_integer_grade(run, tmp_path):
+    qrels = _file(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b rel\n")
+    _names(_error(qrels, run), "qrels.txt, line 2", "grade 'rel' is not an integer")
+
+
+def test_fractional_grade_in_text(run, tmp_path):
+    qrels = _file(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b 0.5\n")
+    _names(_error(qrels, run), "qrels.txt, line 2", "grade '0.5' is not an integer")
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-Infinity", "NaN"])
+def test_non_finite_score_in_text(value, qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", f"q1 Q0 a 1 2.0 t\n\nq1 Q0 b 2 {value} t\n")
+    _names(_error(qrels, run), "run.txt, line 3", "query 'q1', doc 'b'", "not a finite number")
+
+
+@pytest.mark.parametrize(
+    ("lines", "line"),
+    [
+        (["", "# c", "q1 Q0 a 1 2.0 t", "", "", "q1 Q0 b 2 nan t"], 6),
+        (["q1 Q0 a 1 2.0 t", "", "q1 Q0 c 3 1.0 t", "", "q1 Q0 b 2 nan t"], 5),  # no comment
+        (["q1\tQ0\ta\t1\t2.0\tt", "\t", "q1\tQ0\tb\t2\tinf\tt"], 3),  # tabs
+    ],
+)
+def test_line_numbers_count_blank_and_comment_lines(lines, line, qrels, tmp_path):
+    # polars' CSV reader must not skip blank lines silently: the line is the file's line.
+    run = _file(tmp_path, "run.txt", "\n".join(lines) + "\n")
+    _names(_error(qrels, run), f"run.txt, line {line}")
+
+
+def test_duplicate_run_rows_name_the_pairs_and_lines(qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\n# c\nq1 Q0 a 3 0.5 t\n")
+    msg = _error(qrels, run)
+    _names(msg, "run.txt", "duplicate (query, doc) rows in the run", "('q1', 'a') x2 (lines 1, 4)")
+
+
+def test_duplicate_qrels_rows(run, tmp_path):
+    qrels = _file(tmp_path, "qrels.txt", "q1 0 a 1\nq1 0 b 0\nq1 0 a 2\n")
+    _names(_error(qrels, run), "qrels.txt", "in the qrels", "('q1', 'a') x2 (lines 1, 3)")
+
+
+def test_duplicates_in_a_frame_name_the_pairs(qrels):
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q1"], "doc_id": ["a", "a", "b"], "score": [1.0, 2, 3]})
+    _names(_error(qrels, run), "the run DataFrame", "('q1', 'a') x2")
+
+
+def test_empty_run_file(qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", "")
+    _names(_error(qrels, run), "run.txt", "is empty")
+
+
+def test_empty_qrels_file(run, tmp_path):
+    qrels = _file(tmp_path, "qrels.txt", "\n  \n")
+    _names(_error(qrels, run), "qrels.txt", "is empty")
+
+
+def test_file_with_only_comments(qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", "# nothing\n\n# here\n")
+    _names(_error(qrels, run), "run.txt", "holds no data lines")
+
+
+def test_empty_gzip_file(qrels, tmp_path):
+    run = tmp_path / "run.txt.gz"
+    run.write_bytes(gzip.compress(b""))
+    _names(_error(qrels, run), "run.txt.gz", "is empty")
+
+
+def test_corrupt_gzip_file(qrels, tmp_path):
+    run = tmp_path / "run.txt.gz"
+    run.write_bytes(gzip.compress(RUN_TEXT.encode())[:20])
+    _names(_error(qrels, run), "Cannot read the run input", "run.txt.gz")
+
+
+# --------------------------------------------------------------------------------------------
+# Missing files and unreadable sources
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["nope.txt", "nope.parquet", "nope.csv", "nope.tsv", "nope.arrow"])
+def test_missing_run_file(name, qrels, tmp_path):
+    msg = _error(qrels, tmp_path / name)
+    _names(msg, name, "does not exist")
+
+
+def test_missing_qrels_file(run, tmp_path):
+    _names(_error(tmp_path / "missing-qrels.txt", run), "missing-qrels.txt", "does not exist")
+
+
+def test_glob_matching_nothing(qrels, tmp_path):
+    _names(_error(qrels, str(tmp_path / "parts" / "*.parquet")), "No file matches", "parts")
+
+
+def test_folder_without_parquet_files(qrels, tmp_path):
+    (tmp_path / "empty_dir").mkdir()
+    _names(_error(qrels, tmp_path / "empty_dir"), "empty_dir", "holds no '*.parquet' file")
+
+
+def test_corrupt_parquet_file(qrels, tmp_path):
+    bad = tmp_path / "run.parquet"
+    bad.write_bytes(b"not a parquet file")
+    _names(_error(qrels, bad), "Cannot read the run input", "run.parquet")
+
+
+def test_empty_csv_file(qrels, tmp_path):
+    _names(_error(qrels, _file(tmp_path, "run.csv", "")), "Cannot read the run input", "run.csv")
+
+
+def test_unsupported_source_type(qrels):
+    _names(_error(qrels, 42), "Cannot read run from a int object", "Pass a path")
+
+
+def test_judged_frame_from_trec_text_is_refused(run):
+    with pytest.raises(rf.InputError, match="needs a tabular format"):
+        rf.evaluate(judged=run, measures=["AP"])
+
+
+def test_judged_and_qrels_together_are_refused(qrels):
+    judged = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0], "relevance": [1]})
+    with pytest.raises(rf.InputError, match="not both"):
+        rf.evaluate(qrels, judged=judged, measures=["AP"])
+
+
+# --------------------------------------------------------------------------------------------
+# Columns and dtypes
+# --------------------------------------------------------------------------------------------
+
+
+def test_missing_column_lists_the_available_ones(qrels):
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "bm25": [1.0]})
+    msg = _error(qrels, run)
+    _names(
+        msg,
+        "The run DataFrame has no run column 'score'",
+        "Available columns: 'query_id', 'doc_id', 'bm25'",
+        "tried the well-known names 'score', 'sim'",
+        "run_columns={'score':",
+    )
+
+
+def test_missing_column_in_a_csv_names_the_file(qrels, tmp_path):
+    run = _file(tmp_path, "run.csv", "topic,document,score\nq1,a,1.0\n")
+    _names(_error(qrels, run), "run.csv has no run column 'doc_id'", "'document'")
+
+
+def test_mapping_to_a_column_that_does_not_exist(qrels):
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "bm25": [1.0]})
+    msg = _error(qrels, run, run_columns={"score": "bm_25"})
+    _names(msg, "no run column 'bm_25'", "'bm25'")
+
+
+def test_unknown_canonical_name_in_mapping(qrels):
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "bm25": [1.0]})
+    _names(_error(qrels, run, run_columns={"sc0re": "bm25"}), "Unknown canonical column 'sc0re'")
+
+
+def test_missing_breakdown_column(qrels, run):
+    _names(_error(qrels, run, by=["date"]), "breakdown column 'date'", "Available columns")
+
+
+def test_string_score_column_in_a_csv_names_the_line(qrels, tmp_path):
+    # The bad value comes after polars' usual schema-inference window (100 rows).
+    rows = "".join(f"q1,d{i},{i}.5\n" for i in range(300))
+    run = _file(tmp_path, "run.csv", f"qid,docno,score\n{rows}q1,z,n/a\n")
+    msg = _error(qrels, run)
+    _names(msg, "run.csv", "column 'score'", "dtype String", "'n/a'", "line 302")
+
+
+def test_numbers_stored_as_text_in_a_frame(qrels):
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": ["1.5"]})
+    _names(_error(qrels, run), "column 'score'", "dtype String", "cast(pl.Float64)")
+
+
+def test_string_grades_in_a_frame(run):
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": ["high"]})
+    _names(_error(qrels, run), "qrels column 'relevance'", "'high'", "integers")
+
+
+def test_float_ids_are_refused_with_a_cast_hint(run):
+    qrels = pl.DataFrame({"query_id": [1.0], "doc_id": ["a"], "relevance": [1]})
+    _names(_error(qrels, run), "column 'query_id'", "dtype Float64", "strings or integers")
+
+
+def test_boolean_score_is_refused(qrels):
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [True]})
+    _names(_error(qrels, run), "column 'score'", "dtype Boolean")
+
+
+# --------------------------------------------------------------------------------------------
+# Bad values in frames: the message names the column and the row's ids
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("col", ["query_id", "doc_id"])
+def test_null_id_in_a_run_frame(col, qrels):
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    run = run.with_columns(pl.when(pl.col("doc_id") == "b").then(None).otherwise(pl.col(col)).alias(col))
+    _names(_error(qrels, run), f"the run DataFrame, column {col!r}", "is null")
+
+
+def test_null_id_in_a_pandas_qrels(run):
+    qrels = pl.DataFrame({"query_id": ["q1", None], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    _names(_error(qrels.to_pandas(), run), "the qrels pandas DataFrame, column 'query_id'", "null")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), None])
+def test_bad_score_in_a_frame(value, qrels):
+    run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, value]})
+    _names(_error(qrels, run), "the run DataFrame, column 'score'", "query 'q1', doc 'b'")
+
+
+def test_null_score_in_a_csv_names_the_line(qrels, tmp_path):
+    run = _file(tmp_path, "run.csv", "qid,docno,score\nq1,a,1.0\nq1,b,\n")
+    _names(_error(qrels, run), "run.csv, line 3", "score of query 'q1', doc 'b' is null")
+
+
+def test_null_grade_in_a_frame(run):
+    qrels = pl.DataFrame(
+        {"query_id": ["q1"], "doc_id": ["a"], "relevance": [None]}, schema_overrides={"relevance": pl.Int64}
+    )
+    _names(_error(qrels, run), "column 'relevance'", "grade of query 'q1', doc 'a' is null")
+
+
+def test_fractional_grade_in_a_frame(run):
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1.5]})
+    _names(_error(qrels, run), "column 'relevance'", "grade 1.5", "not an integer")
+
+
+def test_bad_row_in_one_of_several_runs_names_that_run(qrels, run, tmp_path):
+    bad = _file(tmp_path, "bad.txt", "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 inf t\n")
+    msg = _error(qrels, [run, bad])
+    _names(msg, "bad.txt (run 'bad.txt'), line 2")
+
+
+def test_messages_come_from_rankframe_not_polars(qrels, tmp_path):
+    run = _file(tmp_path, "run.txt", "q1 Q0 a 1 2.0 t\nq1 Q0 b 2 x t\n")
+    with pytest.raises(rf.InputError) as info:
+        rf.evaluate(qrels, run, ["AP"])
+    assert not isinstance(info.value, pl.exceptions.PolarsError)
+    assert re.match(r"^\S*run\.txt, line 2: ", str(info.value))

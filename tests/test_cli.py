@@ -1,0 +1,422 @@
+"""The ``rankframe`` command: evaluate's formats, runs side by side, trec_eval's options, errors."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from pathlib import Path
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+import rankframe as rf
+from rankframe._cli import WRITERS, main
+from rankframe._measures import families
+
+DATA = Path(__file__).parent.parent / "data"
+QRELS = str(DATA / "qrels.dl19-passage.txt")
+BM25 = str(DATA / "run.dl19.bm25.txt")
+SPLADE = str(DATA / "run.dl19.splade.txt")
+MEASURES = ["nDCG@10", "AP", "R@1000", "NumRet"]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def expected() -> pl.DataFrame:
+    """What the library returns for the two sample runs, named by file name."""
+    runs = {"run.dl19.bm25.txt": BM25, "run.dl19.splade.txt": SPLADE}
+    return rf.evaluate(QRELS, runs, MEASURES)
+
+
+@pytest.fixture(scope="module")
+def expected_per_query() -> pl.DataFrame:
+    runs = {"run.dl19.bm25.txt": BM25, "run.dl19.splade.txt": SPLADE}
+    return rf.evaluate(QRELS, runs, MEASURES, per_query=True)
+
+
+# ----------------------------------------------------------------------------- evaluate
+def test_table_puts_runs_side_by_side(capsys, expected):
+    code, out, err = run_cli(capsys, "evaluate", QRELS, BM25, SPLADE, "-m", *MEASURES)
+    assert code == 0, err
+    header, rule, *rows = out.splitlines()
+    assert header.split() == ["measure", "run.dl19.bm25.txt", "run.dl19.splade.txt"]
+    assert set(rule.replace(" ", "")) == {"-"}
+    assert [r.split()[0] for r in rows] == MEASURES  # in the order asked
+    # every cell: the library's value with 4 decimals (counts as integers)
+    for row in rows:
+        measure, *cells = row.split()
+        for run, cell in zip(("run.dl19.bm25.txt", "run.dl19.splade.txt"), cells, strict=True):
+            value = expected.filter(run=run, measure=measure)["value"].item()
+            assert cell == (str(int(value)) if measure == "NumRet" else f"{value:.4f}")
+    # aligned: every line of the table has the same width
+    assert len({len(line) for line in out.splitlines()}) == 1
+
+
+def test_table_known_values(capsys):
+    # BM25 and SPLADE on TREC DL 2019 passage (43 judged queries)
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, SPLADE, "-m", "nDCG@10", "NumQ")
+    assert code == 0
+    assert out.splitlines()[2].split() == ["nDCG@10", "0.5058", "0.7308"]
+    assert out.splitlines()[3].split() == ["NumQ", "43", "43"]
+
+
+def test_table_per_query_rows_are_query_and_measure(capsys, expected_per_query):
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, SPLADE, "-m", "nDCG@10", "AP", "--per-query")
+    assert code == 0
+    header, _, *rows = out.splitlines()
+    assert header.split() == ["query_id", "measure", "run.dl19.bm25.txt", "run.dl19.splade.txt"]
+    n_queries = expected_per_query["query_id"].n_unique()
+    assert len(rows) == 2 * n_queries
+    assert [r.split()[1] for r in rows[:4]] == ["nDCG@10", "AP", "nDCG@10", "AP"]
+    first_query = rows[0].split()[0]
+    value = expected_per_query.filter(run="run.dl19.splade.txt", query_id=first_query, measure="AP")[
+        "value"
+    ].item()
+    assert rows[1].split()[3] == f"{value:.4f}"
+
+
+@pytest.mark.parametrize("fmt", ["csv", "tsv"])
+def test_csv_and_tsv_hold_the_tidy_frame(capsys, expected, fmt):
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, SPLADE, "-m", *MEASURES, "--format", fmt)
+    assert code == 0
+    got = pl.read_csv(io.StringIO(out), separator="\t" if fmt == "tsv" else ",")
+    assert_frame_equal(got, expected)
+
+
+def test_json_is_a_list_of_records(capsys, expected):
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, SPLADE, "-m", *MEASURES, "-f", "json")
+    assert code == 0
+    records = json.loads(out)
+    assert list(records[0]) == ["run", "measure", "value"]
+    assert_frame_equal(pl.DataFrame(records), expected)
+
+
+def test_jsonl_is_one_record_per_line(capsys, expected_per_query):
+    code, out, _ = run_cli(
+        capsys, "evaluate", QRELS, BM25, SPLADE, "-m", *MEASURES, "--per-query", "-f", "jsonl"
+    )
+    assert code == 0
+    records = [json.loads(line) for line in out.splitlines()]
+    assert list(records[0]) == ["run", "query_id", "measure", "value"]
+    assert_frame_equal(pl.DataFrame(records), expected_per_query)
+
+
+def test_parquet_round_trip(capsys, tmp_path, expected_per_query):
+    path = tmp_path / "out.parquet"
+    code, out, _ = run_cli(
+        capsys,
+        "evaluate",
+        QRELS,
+        BM25,
+        SPLADE,
+        "-m",
+        *MEASURES,
+        "--per-query",
+        "--format",
+        "parquet",
+        "-o",
+        str(path),
+    )
+    assert code == 0
+    assert out == ""
+    assert_frame_equal(pl.read_parquet(path), expected_per_query)
+
+
+def test_output_file_for_text_formats(capsys, tmp_path):
+    path = tmp_path / "table.txt"
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "nDCG@10", "-o", str(path))
+    assert code == 0
+    assert out == ""
+    assert path.read_text().splitlines()[2].split() == ["nDCG@10", "0.5058"]
+
+
+def test_every_format_has_a_writer():
+    assert set(WRITERS) == {"table", "csv", "tsv", "json", "jsonl", "parquet"}
+
+
+def test_measures_in_every_dialect(capsys):
+    # trec_eval names expand to several measures; ranx names map to canonical names
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "ndcg_cut.5,10", "map", "ndcg@20")
+    assert code == 0
+    assert [r.split()[0] for r in out.splitlines()[2:]] == ["nDCG@5", "nDCG@10", "AP", "nDCG@20"]
+
+
+def test_options_reach_the_library(capsys):
+    code, out, _ = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "P@10", "-l", "2", "-M", "5", "-f", "csv")
+    assert code == 0
+    want = rf.evaluate(QRELS, {"run.dl19.bm25.txt": BM25}, ["P@10"], relevance_level=2, depth=5)
+    assert_frame_equal(pl.read_csv(io.StringIO(out)), want)
+
+
+def test_same_file_name_twice_uses_the_paths(capsys, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    for d in ("a", "b"):
+        (tmp_path / d / "run.txt").write_bytes(Path(BM25).read_bytes())
+    code, out, _ = run_cli(
+        capsys,
+        "evaluate",
+        QRELS,
+        str(tmp_path / "a" / "run.txt"),
+        str(tmp_path / "b" / "run.txt"),
+        "-m",
+        "AP",
+        "-f",
+        "csv",
+    )
+    assert code == 0
+    runs = pl.read_csv(io.StringIO(out))["run"].to_list()
+    assert runs == [str(tmp_path / "a" / "run.txt"), str(tmp_path / "b" / "run.txt")]
+
+
+def test_warnings_are_one_line_on_stderr(capsys, tmp_path):
+    partial = tmp_path / "partial.txt"
+    lines = Path(BM25).read_text().splitlines(keepends=True)
+    first = lines[0].split()[0]
+    partial.write_text("".join(line for line in lines if line.split()[0] != first))
+    code, out, err = run_cli(capsys, "evaluate", QRELS, str(partial), "-m", "AP")
+    assert code == 0
+    assert err.startswith("rankframe: warning: 1 judged query is missing")
+    assert err.count("\n") == 1
+    assert out.splitlines()[0].split() == ["measure", "partial.txt"]
+
+
+# ----------------------------------------------------------------------------- measures
+def test_measures_lists_the_registry(capsys):
+    code, out, _ = run_cli(capsys, "measures")
+    assert code == 0
+    listed = [line.split()[0] for line in out.splitlines()[1:] if line and line[0] != " "]
+    names = {entry.split("(")[0].split("@")[0] for entry in listed}
+    assert {cls.NAME for cls in families()} <= names
+    assert "Average precision" in out
+    assert "map, map_cut" in out
+
+
+# ----------------------------------------------------------------------------- errors
+def test_unknown_measure_is_a_usage_error_with_the_closest_names(capsys):
+    code, out, err = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "nDGC@10")
+    assert code == 2
+    assert out == ""
+    assert "usage: rankframe evaluate" in err
+    assert "Unknown measure 'nDGC@10'. Did you mean 'nDCG'" in err
+
+
+def test_missing_file_is_an_input_error(capsys):
+    code, out, err = run_cli(capsys, "evaluate", QRELS, "no/such/run.txt", "-m", "AP")
+    assert code == 1
+    assert out == ""
+    assert err.startswith("rankframe: ")
+    assert "'no/such/run.txt'" in err
+    assert err.count("\n") == 1
+
+
+def test_malformed_run_names_the_line(capsys, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("q1 Q0 d1 1 1.5 tag\nq1 Q0 d2 2 not-a-number tag\n")
+    code, _, err = run_cli(capsys, "evaluate", QRELS, str(bad), "-m", "AP")
+    assert code == 1
+    assert err.startswith("rankframe: ")
+    assert "line 2" in err
+
+
+def test_measures_before_the_files_get_a_hint(capsys):
+    code, _, err = run_cli(capsys, "evaluate", "-m", "AP", QRELS, BM25)
+    assert code == 2
+    assert "put -m after the files" in err
+
+
+def test_measures_are_required(capsys):
+    code, _, err = run_cli(capsys, "evaluate", QRELS, BM25)
+    assert code == 2
+    assert "at least one measure" in err
+
+
+def test_parquet_needs_an_output_path(capsys):
+    code, _, err = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "AP", "--format", "parquet")
+    assert code == 2
+    assert "-o PATH" in err
+
+
+def test_bad_choice_and_bad_number_are_usage_errors(capsys):
+    assert run_cli(capsys, "evaluate", QRELS, BM25, "-m", "AP", "--format", "xml")[0] == 2
+    assert run_cli(capsys, "evaluate", QRELS, BM25, "-m", "AP", "-M", "ten")[0] == 2
+    assert run_cli(capsys, "evaluate", QRELS, BM25, "-m", "AP", "-M", "0")[0] == 2
+
+
+def test_no_command_and_help(capsys):
+    code, _, err = run_cli(capsys)
+    assert code == 2
+    assert "evaluate" in err
+    code, out, _ = run_cli(capsys, "--help")
+    assert code == 0
+    assert "trec_eval" in out
+
+
+# ----------------------------------------------------------------------------- trec_eval
+def trec(capsys, *argv: str) -> tuple[int, str, str]:
+    return run_cli(capsys, "trec_eval", *argv)
+
+
+def test_trec_eval_prints_in_table_order_whatever_the_m_order(capsys):
+    code, out, _ = trec(capsys, "-m", "P.5", "-m", "map", "-m", "num_q", QRELS, BM25)
+    assert code == 0
+    assert [line.split("\t")[0].strip() for line in out.splitlines()] == ["num_q", "map", "P_5"]
+    assert out.splitlines()[0] == f"{'num_q':<22}\tall\t43"
+
+
+def test_trec_eval_first_parameters_win(capsys):
+    _, out, _ = trec(capsys, "-m", "P.5", "-m", "P.10,20", QRELS, BM25)
+    assert [line.split()[0] for line in out.splitlines()] == ["P_5"]
+    _, out, _ = trec(capsys, "-m", "P", "-m", "P.20", QRELS, BM25)  # a bare name takes no params
+    assert [line.split()[0] for line in out.splitlines()] == ["P_20"]
+
+
+def test_trec_eval_per_query_then_all(capsys):
+    code, out, _ = trec(capsys, "-q", "-m", "num_q", "-m", "recip_rank", "-m", "runid", QRELS, BM25)
+    assert code == 0
+    lines = out.splitlines()
+    queries = [line.split("\t")[1] for line in lines if line.startswith("recip_rank")]
+    assert queries[-1] == "all"
+    assert queries[:-1] == sorted(queries[:-1])  # byte order of the ids
+    assert len(queries) == 44
+    assert not any(line.startswith(("num_q", "runid")) and "\tall\t" not in line for line in lines)
+    assert lines[-3] == f"{'runid':<22}\tall\trank"
+
+
+def test_trec_eval_nosummary(capsys):
+    _, out, _ = trec(capsys, "-q", "-n", "-m", "map", QRELS, BM25)
+    assert "\tall\t" not in out
+    assert len(out.splitlines()) == 43
+
+
+def test_trec_eval_reads_the_run_from_stdin(capsys, monkeypatch):
+    data = Path(BM25).read_bytes()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+    code, out, _ = trec(capsys, "-m", "map", QRELS, "-")
+    assert code == 0
+    want = rf.evaluate(QRELS, BM25, ["AP"])["value"].item()
+    assert out == f"{'map':<22}\tall\t{want:6.4f}\n"
+
+
+@pytest.mark.parametrize("fmt", ["prefs", "qrels_prefs", "qrels_jg"])
+def test_trec_eval_preference_formats_are_not_supported_yet(capsys, fmt):
+    code, out, err = trec(capsys, "-R", fmt, QRELS, BM25)
+    assert code == 2
+    assert out == ""
+    assert "not supported yet" in err
+
+
+def test_trec_eval_preference_nicknames_are_not_supported_yet(capsys):
+    code, _, err = trec(capsys, "-m", "all_prefs", QRELS, BM25)
+    assert code == 2
+    assert "does not support them yet" in err
+
+
+def test_trec_eval_unknown_measure(capsys):
+    code, out, err = trec(capsys, "-m", "mapp", QRELS, BM25)
+    assert code == 2
+    assert out == ""
+    assert "Unknown measure 'mapp'. Did you mean 'map'" in err
+
+
+def test_trec_eval_empty_parameters(capsys):
+    code, _, err = trec(capsys, "-m", "P.", QRELS, BM25)
+    assert code == 2
+    assert "empty parameter list" in err
+
+
+def test_trec_eval_missing_file(capsys):
+    code, out, err = trec(capsys, QRELS, "missing.run")
+    assert (code, out) == (1, "")
+    assert err.startswith("rankframe: ")
+    assert "'missing.run'" in err
+
+
+def test_trec_eval_no_common_query(capsys, tmp_path):
+    run = tmp_path / "run.txt"
+    run.write_text("nope Q0 d1 1 1.0 tag\n")
+    code, _, err = trec(capsys, QRELS, str(run))
+    assert code == 1
+    assert err.startswith("rankframe: No query has both judgments")
+
+
+def test_trec_eval_missing_positional(capsys):
+    code, _, err = trec(capsys, QRELS)
+    assert code == 2
+    assert "RUN" in err
+
+
+def _write(path: Path, lines: list[str]) -> str:
+    path.write_text("".join(line + "\n" for line in lines))
+    return str(path)
+
+
+def _rows(out: str) -> list[tuple[str, str, str]]:
+    return [tuple(part.strip() for part in line.split("\t")) for line in out.splitlines()]
+
+
+def test_trec_eval_cuts_at_depth_before_dropping_unjudged(capsys, tmp_path):
+    # ranking d1 (rel 1), d2 (unjudged), d3 (rel 1): -M2 keeps d1 d2, then -J drops d2
+    qrels = _write(tmp_path / "qrels", ["q1 0 d1 1", "q1 0 d3 1"])
+    run = _write(tmp_path / "run", ["q1 Q0 d1 1 3.0 t", "q1 Q0 d2 2 2.0 t", "q1 Q0 d3 3 1.0 t"])
+    code, out, _ = trec(capsys, "-J", "-M2", "-m", "num_ret", "-m", "num_rel_ret", qrels, run)
+    assert code == 0
+    assert _rows(out) == [("num_ret", "all", "1"), ("num_rel_ret", "all", "1")]
+
+
+def test_trec_eval_judged_only_keeps_a_query_left_empty(capsys, tmp_path):
+    # q2 retrieved only an unjudged document: -J empties it, trec_eval still evaluates it
+    qrels = _write(tmp_path / "qrels", ["q1 0 d1 1", "q2 0 d9 1"])
+    run = _write(tmp_path / "run", ["q1 Q0 d1 1 2.0 t", "q1 Q0 d2 2 1.0 t", "q2 Q0 dX 1 1.0 t"])
+    code, out, _ = trec(capsys, "-J", "-q", "-m", "num_q", "-m", "num_ret", qrels, run)
+    assert code == 0
+    assert _rows(out) == [
+        ("num_ret", "q1", "1"),
+        ("num_ret", "q2", "0"),
+        ("num_q", "all", "2"),
+        ("num_ret", "all", "1"),
+    ]
+
+
+def test_trec_eval_complete_sums_num_rel_over_the_qrels(capsys, tmp_path):
+    # with -c, trec_eval's 'all' num_rel counts every grade > 0 of the qrels, whatever -l says
+    qrels = _write(tmp_path / "qrels", ["q1 0 d1 1", "q1 0 d2 2", "q2 0 d3 1"])
+    run = _write(tmp_path / "run", ["q1 Q0 d1 1 2.0 t", "q1 Q0 d2 2 1.0 t"])
+    code, out, _ = trec(capsys, "-c", "-l2", "-q", "-m", "num_rel", "-m", "num_q", qrels, run)
+    assert code == 0
+    assert _rows(out) == [
+        ("num_rel", "q1", "1"),
+        ("num_rel", "q2", "0"),
+        ("num_q", "all", "2"),
+        ("num_rel", "all", "3"),
+    ]
+
+
+def test_trec_eval_skips_judged_queries_without_results_with_a_warning(capsys, tmp_path):
+    qrels = _write(tmp_path / "qrels", ["q1 0 d1 1", "q2 0 d3 1"])
+    run = _write(tmp_path / "run", ["q1 Q0 d1 1 2.0 t"])
+    code, out, err = trec(capsys, "-m", "num_q", "-m", "relstring", "-q", qrels, run)
+    assert code == 0
+    assert _rows(out) == [("relstring", "q1", "'1'"), ("num_q", "all", "1")]
+    assert err.startswith("rankframe: warning: 1 judged query has no results")
+    code, out, err = trec(capsys, "-c", "-m", "num_q", "-m", "relstring", "-q", qrels, run)
+    assert _rows(out) == [("relstring", "q1", "'1'"), ("relstring", "q2", "''"), ("num_q", "all", "2")]
+    assert err == ""
+
+
+def test_string_measures_are_left_out_of_evaluate(capsys):
+    code, _, err = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "relstring")
+    assert code == 2
+    assert "is not a number" in err
+    code, out, err = run_cli(capsys, "evaluate", QRELS, BM25, "-m", "relstring", "AP")
+    assert code == 0
+    assert [r.split()[0] for r in out.splitlines()[2:]] == ["AP"]
+    assert err.startswith("rankframe: warning: RelString@10 is not a number")

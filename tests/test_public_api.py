@@ -1,0 +1,50 @@
+"""The public surface is small, frozen here, and documented."""
+
+from __future__ import annotations
+
+import inspect
+
+import rankframe as rf
+from rankframe import expr as rfx
+from rankframe._measures import REGISTRY
+
+PUBLIC = {
+    "InputError",
+    "Measure",
+    "MeasureError",
+    "RankframeError",
+    "RankframeWarning",
+    "evaluate",
+    "explain",
+    "expr",
+    "parse_measure",
+    "read_judged",
+    "read_qrels",
+    "read_run",
+    "valid_names",
+}
+
+
+def test_public_names_are_frozen() -> None:
+    assert set(rf.__all__) == PUBLIC
+
+
+def test_every_public_name_has_a_docstring() -> None:
+    for name in rf.__all__:
+        obj = getattr(rf, name)
+        assert inspect.getdoc(obj), name
+    for name in rfx.__all__:
+        assert inspect.getdoc(getattr(rfx, name)), name
+
+
+def test_every_measure_documents_formula_and_reference() -> None:
+    for name, cls in REGISTRY.items():
+        doc = inspect.getdoc(cls) or ""
+        assert doc, name
+        assert "Notes" in doc or "math::" in doc or "References" in doc, f"{name}: no formula/reference"
+
+
+def test_errors_are_value_errors() -> None:
+    assert issubclass(rf.InputError, rf.RankframeError)
+    assert issubclass(rf.MeasureError, rf.RankframeError)
+    assert issubclass(rf.RankframeError, ValueError)
