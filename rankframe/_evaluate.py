@@ -241,13 +241,16 @@ def _validate(prep: Prepared) -> None:
             (pl.struct(*keys, Q, D).hash().n_unique() < pl.len()).alias("_maybe_dups")
         )
 
-    run_checks = [
-        prep.run.filter(
-            pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(S).is_null()
-            | ~pl.col(S).cast(pl.Float64).is_finite()
-        ).select(*prep.keys, Q, D, S, *rpos).head(1),
-        dups(prep.run, prep.keys),
-    ]
+    bad_score = (
+        pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(S).is_null()
+        | ~pl.col(S).cast(pl.Float64).is_finite()
+    )
+    # one scan of the run: the duplicate screen and whether any row is bad
+    screen = prep.run.select(
+        (pl.struct(*prep.keys, Q, D).hash().n_unique() < pl.len()).alias("_maybe_dups"),
+        bad_score.any().alias("_bad"),
+    )
+    run_checks = [screen]
     qrels_checks = [
         prep.qrels.filter(pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(REL).is_null())
         .select(*qkeys, Q, D, REL, *qpos).head(1),
@@ -258,10 +261,14 @@ def _validate(prep: Prepared) -> None:
             prep.qrels.filter(pl.col(REL) != pl.col(REL).round()).select(Q, D, REL, *qpos).head(1)
         )
     try:
-        bad_run, dup_run, bad_qrels, dup_qrels, *frac = pl.collect_all(run_checks + qrels_checks)
+        run_screen, bad_qrels, dup_qrels, *frac = pl.collect_all(run_checks + qrels_checks)
     except (pl.exceptions.PolarsError, OSError):  # find out which input failed, then say so
-        bad_run, dup_run = _collect_checks(run_checks, "run", prep.run_where)
+        (run_screen,) = _collect_checks(run_checks, "run", prep.run_where)
         bad_qrels, dup_qrels, *frac = _collect_checks(qrels_checks, "qrels", prep.qrels_where)
+    dup_run = run_screen.select("_maybe_dups")
+    bad_run = pl.DataFrame()
+    if run_screen["_bad"].item():  # rare: find the first bad row, with its line
+        bad_run = prep.run.filter(bad_score).select(*prep.keys, Q, D, S, *rpos).head(1).collect()
     if bad_run.height:
         row = bad_run.row(0, named=True)
         col = Q if row[Q] is None else D if row[D] is None else S

@@ -206,7 +206,16 @@ class Ctx:
 
 
 def safe_div(num: pl.Expr, den: pl.Expr, undefined: float = 0.0) -> pl.Expr:
-    """``num / den`` with ``undefined`` where ``den`` is 0."""
+    """``num / den`` with ``undefined`` where ``den`` is 0.
+
+    For ``undefined == 0`` each side is evaluated once (a zero denominator becomes infinite, a
+    finite numerator over it gives 0; ``+ 0.0`` turns ``-0.0`` into ``0.0``): inside an
+    aggregation Polars does not share repeated sub-expressions, and the denominator may be
+    costly (an ideal DCG).
+    """
+    if undefined == 0.0:
+        safe_den = den.cast(pl.Float64).replace(0.0, math.inf)
+        return num.cast(pl.Float64) / safe_den + 0.0
     return pl.when(den != 0).then(num.cast(pl.Float64) / den).otherwise(pl.lit(undefined))
 
 

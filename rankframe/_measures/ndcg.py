@@ -35,12 +35,17 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
 
 
 def ideal_dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
-    """DCG of the judged documents with positive gain, sorted by gain (retrieved or not)."""
-    ideal = gain.filter(ctx.judged & (gain > 0)).sort(descending=True)
+    """DCG of the judged documents with positive gain, sorted by gain (retrieved or not).
+
+    The position of a gain in the ideal ranking is its descending ordinal rank among the
+    positive gains (equal gains are interchangeable), which needs no sort of the values.
+    """
+    ideal = gain.filter(ctx.judged & (gain > 0))
+    position = ideal.rank("ordinal", descending=True)
+    contrib = ideal / (position.cast(pl.Float64) + 1.0).log(2)
     if cutoff is not None:
-        ideal = ideal.head(cutoff)
-    position = ideal.cum_count().cast(pl.Float64)
-    return (ideal / (position + 1.0).log(2)).sum()
+        contrib = contrib.filter(position <= cutoff)
+    return contrib.sum()
 
 
 @register
