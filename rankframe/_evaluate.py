@@ -496,7 +496,10 @@ def evaluate(
         Minimum grade counted as relevant by binary measures (``-l``).
     ties
         ``"trec_eval"``: score descending, then doc id descending in byte order (default);
-        ``"input"``: score descending, then the order of the input rows.
+        ``"input"``: score descending, then the order of the input rows;
+        ``"average"``: the expected value over every order of the tied documents (McSherry &
+        Najork 2008, as scikit-learn's ``ndcg_score``), for the measures that are rank-weighted
+        sums or order-free (P, R, nDCG, DCG-like hits, set measures, counts); others raise.
     score_dtype
         ``"float64"`` (trec_eval 10) or ``"float32"`` (trec_eval 9 / pytrec_eval, which store
         scores as float32, so that nearby scores tie).

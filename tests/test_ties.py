@@ -13,7 +13,10 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 
-AVERAGE_MEASURES = ["P@1", "P@3", "R@2", "nDCG", "nDCG@3", "nDCG(dcg='exp-log2')@2", "P", "R"]
+AVERAGE_MEASURES = [
+    "P@1", "P@3", "R@2", "nDCG", "nDCG@3", "nDCG(dcg='exp-log2')@2", "P", "R",
+    "Hits@2", "F1@3", "SetP", "SetR", "SetF", "SetAP", "NumRet", "NumRelRet", "Utility",
+]
 
 
 def test_trec_eval_breaks_ties_by_doc_id_descending_in_byte_order() -> None:

@@ -28,6 +28,7 @@ class NumQ(Measure):
     """
 
     NAME = "NumQ"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     AGGREGATE = "sum"
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -64,6 +65,7 @@ class NumRet(Measure):
     """
 
     NAME = "NumRet"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "sum"
 
@@ -99,6 +101,7 @@ class NumRelRet(Measure):
     """
 
     NAME = "NumRelRet"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "sum"
 
@@ -133,6 +136,7 @@ class NumRel(Measure):
     """
 
     NAME = "NumRel"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "sum"
 

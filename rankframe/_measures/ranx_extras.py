@@ -90,12 +90,13 @@ class Hits(Measure):
     """
 
     NAME = "Hits"
+    SUPPORTS_AVERAGE_TIES = True  # order-free, or linear in the hits (expected_hits)
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"hits": {}}
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        return ctx.num_rel_ret(self.rel, self.cutoff).cast(pl.Float64)
+        return ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
 
 
 @register
@@ -139,12 +140,13 @@ class F1(Measure):
     """
 
     NAME = "F1"
+    SUPPORTS_AVERAGE_TIES = True  # order-free, or linear in the hits (expected_hits)
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"f1": {}}
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        hits = ctx.num_rel_ret(self.rel, self.cutoff).cast(pl.Float64)
+        hits = ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
         shown = ctx.num_ret if self.cutoff is None else pl.lit(self.cutoff)
         den = shown.cast(pl.Float64) + ctx.num_rel(self.rel).cast(pl.Float64)
         return pl.when(hits > 0).then(2.0 * hits / den).otherwise(0.0)

@@ -74,6 +74,7 @@ class SetP(Measure):
     """
 
     NAME = "SetP"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL, Param("relative", "bool", False), _JUDGED_ONLY)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -120,6 +121,7 @@ class SetRelP(Measure):
     """
 
     NAME = "SetRelP"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -160,6 +162,7 @@ class SetR(Measure):
     """
 
     NAME = "SetR"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -204,6 +207,7 @@ class SetAP(Measure):
     """
 
     NAME = "SetAP"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL, _JUDGED_ONLY)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -257,6 +261,7 @@ class SetF(Measure):
     """
 
     NAME = "SetF"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (
         Param("beta", "float", 1.0, (math.isfinite, "a finite float")),
         _REL,
@@ -300,6 +305,7 @@ class NumNonRelJudgedRet(Measure):
     """
 
     NAME = "NumNonRelJudgedRet"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
     AGGREGATE = "sum"
 

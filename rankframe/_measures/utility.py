@@ -63,6 +63,7 @@ class Utility(Measure):
     """
 
     NAME = "Utility"
+    SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (
         Param("a", "float", 1.0, _FINITE),
         Param("b", "float", -1.0, _FINITE),
