@@ -2,8 +2,9 @@
 
 Three subcommands:
 
-* ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... QRELS RUN`` prints
-  exactly what trec_eval 10.0 prints (see :mod:`rankframe._trec_eval`);
+* ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R qrels_jg]
+  [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
+  :mod:`rankframe._trec_eval`);
 * ``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` compares runs side by side, as an
   aligned table for people or as a tidy frame (csv, tsv, json, jsonl, parquet) for pipelines;
 * ``rankframe measures`` lists the registered measures.
@@ -36,6 +37,7 @@ from rankframe._plan import TIE_POLICIES
 from rankframe._trec_eval import (
     REL_FORMATS,
     RESULTS_FORMATS,
+    TREC_NICKNAMES,
     UNSUPPORTED_NICKNAMES,
     UNSUPPORTED_REL_FORMATS,
     trec_eval,
@@ -186,12 +188,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _cmd_trec_eval(args: argparse.Namespace) -> int:
-    if args.zscores is not None:
-        msg = "-Z (z-scores) is not supported yet."
-        raise UsageError(msg)
     if args.rel_format in UNSUPPORTED_REL_FORMATS:
         msg = (
-            f"-R {args.rel_format}: preference and judgment-group judgments "
+            f"-R {args.rel_format}: preference judgments "
             f"({', '.join(UNSUPPORTED_REL_FORMATS)}) are not supported yet; "
             f"supported: {', '.join(REL_FORMATS)}."
         )
@@ -216,7 +215,7 @@ def _cmd_trec_eval(args: argparse.Namespace) -> int:
             args.qrels, run, args.measures or (), per_query=args.query > 0,
             summary=args.summary, complete=args.complete > 0, depth=args.depth,
             relevance_level=args.relevance_level, judged_only=args.judged_only > 0,
-            num_docs=args.num_docs,
+            num_docs=args.num_docs, rel_format=args.rel_format, zscores=args.zscores,
         )
     _emit(text, None)
     return 0
@@ -308,7 +307,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Evaluate RUN against QRELS and print what trec_eval 10.0 prints. Without -m, "
             "the 'official' measures. Nicknames: "
-            f"{', '.join(sorted(NICKNAMES))} (not supported yet: {', '.join(UNSUPPORTED_NICKNAMES)})."
+            f"{', '.join(sorted(TREC_NICKNAMES))} (not supported yet: "
+            f"{', '.join(UNSUPPORTED_NICKNAMES)})."
         ),
     )
     te.add_argument("qrels", metavar="QRELS", help="relevance judgments (TREC qrels)")
@@ -332,13 +332,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     te.add_argument(
         "-R", "--Rel_info_format", dest="rel_format", default="qrels", metavar="FORMAT",
-        help="judgment format: qrels (default; prefs, qrels_prefs, qrels_jg not supported yet)",
+        help=(
+            "judgment format: qrels (default) or qrels_jg (qid ujg docno rel, for -m qrels_jg); "
+            "prefs, qrels_prefs not supported yet"
+        ),
     )
     te.add_argument(
         "-T", "--Results_format", dest="results_format", default="trec_results",
         metavar="FORMAT", help="results format: trec_results (default)",
     )
-    te.add_argument("-Z", "--Zscore", dest="zscores", metavar="FILE", help=argparse.SUPPRESS)
+    te.add_argument(
+        "-Z", "--Zscore", dest="zscores", metavar="FILE",
+        help="print z-scores against the means and standard deviations in FILE "
+        "(lines: qid measure mean stddev; -1000000 where FILE has no entry)",
+    )
     te.set_defaults(func=_cmd_trec_eval, parser=te)
 
     ev = sub.add_parser(

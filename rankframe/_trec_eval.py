@@ -8,6 +8,11 @@ integers, ``relstring`` as a quoted string (per query only), everything else as 
 ``runid`` (the run tag of the run file's last line), ``num_q`` and the geometric means print in
 the ``all`` block only.
 
+With ``-Z`` (z-scores) every per-query value is replaced by its distance to a reference mean in
+reference standard deviations, and the ``all`` block aggregates those z-scores (see
+:func:`zscore_values`). With ``-R qrels_jg`` the judgments carry judgment groups and only the
+``*_avgjg`` measures (plus ``runid`` and ``num_q``) are computed (see :mod:`rankframe._jg`).
+
 The numbers come from the library (:func:`rankframe._evaluate.prepare` and the planner); this
 module only selects, orders and formats.
 """
@@ -15,16 +20,19 @@ module only selects, orders and formats.
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import polars as pl
 
-from rankframe._errors import InputError, MeasureError, RankframeWarning
+from rankframe._errors import InputError, MeasureError, RankframeWarning, at
 from rankframe._evaluate import aggregate, per_query_wide, prepare
-from rankframe._io import REL, Q, Source
-from rankframe._measures import TREC_NAMES, Measure, load_all
+from rankframe._io import REL, Q, Source, _lines, describe, read_run
+from rankframe._jg import FORMAT_FREE, JG_NICKNAME, JG_TREC_NAMES, per_query_jg
+from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure, load_all
 from rankframe._measures.counts import NumQ
 from rankframe._names import NICKNAMES, trec_split
 
@@ -45,16 +53,22 @@ TABLE_ORDER: tuple[str, ...] = (
 #: Measures trec_eval prints in the ``all`` block only, never per query.
 SUMMARY_ONLY = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
 
-#: Nicknames of trec_eval that need preference or judgment-group judgments (not supported yet).
-UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs", "qrels_jg")
+#: Nicknames of trec_eval that need preference judgments (not supported yet).
+UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs")
+
+#: trec_eval nicknames: rankframe's, plus the judgment-group one.
+TREC_NICKNAMES: dict[str, tuple[str, ...]] = {**NICKNAMES, "qrels_jg": JG_NICKNAME}
 
 #: Judgment formats of trec_eval's ``-R`` and results formats of its ``-T``.
-REL_FORMATS = ("qrels",)
-UNSUPPORTED_REL_FORMATS = ("prefs", "qrels_prefs", "qrels_jg")
+REL_FORMATS = ("qrels", "qrels_jg")
+UNSUPPORTED_REL_FORMATS = ("prefs", "qrels_prefs")
 RESULTS_FORMATS = ("trec_results",)
 
 #: Column of the TREC run reader that keeps each line's run tag.
 RUN_TAG = "run_tag"
+
+#: trec_eval's z-score for a (query, measure) the z-score file does not describe.
+MISSING_ZSCORE = -1000000.0
 
 _ORDER = {name: i for i, name in enumerate(TABLE_ORDER)}
 
@@ -72,11 +86,14 @@ class Selection:
         share one measure.
     summary_only
         The labels printed in the ``all`` block only.
+    names
+        The trec_eval measure names selected (``runid`` included), in printing order.
     """
 
     runid: bool
     rows: tuple[tuple[str, Measure], ...]
     summary_only: frozenset[str] = frozenset()
+    names: tuple[str, ...] = ()
 
     @property
     def measures(self) -> list[Measure]:
@@ -89,7 +106,7 @@ class Selection:
             (label, m.replace(num_docs=num_docs) if "num_docs" in m.params else m)
             for label, m in self.rows
         )
-        return Selection(self.runid, rows, self.summary_only)
+        return Selection(self.runid, rows, self.summary_only, self.names)
 
 
 def _split(spec: str) -> tuple[str, str | None]:
@@ -98,7 +115,10 @@ def _split(spec: str) -> tuple[str, str | None]:
     if dot and not params:
         msg = f"The trec_eval measure {spec!r} has an empty parameter list after the '.'."
         raise MeasureError(msg)
-    if name in TREC_NAMES or name in NICKNAMES or name in _ORDER or name in UNSUPPORTED_NICKNAMES:
+    if (
+        name in TREC_NAMES or name in TREC_NICKNAMES or name in _ORDER
+        or name in UNSUPPORTED_NICKNAMES
+    ):
         return name, params if dot else None
     split = trec_split(spec)  # rankframe also accepts the printed labels, e.g. P_5, ndcg_cut_10
     if split is not None:
@@ -107,7 +127,7 @@ def _split(spec: str) -> tuple[str, str | None]:
 
 
 def _trec_names() -> list[str]:
-    return sorted({*TREC_NAMES, *NICKNAMES, "runid"}, key=str.lower)
+    return sorted({*TREC_NAMES, *JG_TREC_NAMES, *TREC_NICKNAMES, "runid"}, key=str.lower)
 
 
 def select(specs: Sequence[str]) -> Selection:
@@ -118,7 +138,7 @@ def select(specs: Sequence[str]) -> Selection:
     specs
         ``-m`` arguments as trec_eval takes them: a measure (``map``), a measure with parameters
         after the first dot (``P.5,10``, ``ndcg.1=3,2=9``), or a nickname (``official``,
-        ``all_trec``, ``set``). Empty means ``official``.
+        ``all_trec``, ``set``, ``qrels_jg``). Empty means ``official``.
 
     Returns
     -------
@@ -138,6 +158,7 @@ def select(specs: Sequence[str]) -> Selection:
     ['map', 'P_5', 'P_10']
     """
     load_all()
+    parsers = {**TREC_NAMES, **JG_TREC_NAMES}
     marked: dict[str, str | None] = {}  # base name -> first parameter string given
     origin: dict[str, str] = {}
     for spec in specs or ["official"]:
@@ -146,13 +167,13 @@ def select(specs: Sequence[str]) -> Selection:
         if name in UNSUPPORTED_NICKNAMES:
             msg = (
                 f"The trec_eval nickname {name!r} selects preference / judgment-group measures, "
-                "which need '-R prefs', '-R qrels_prefs' or '-R qrels_jg' judgments; rankframe "
+                "which need '-R prefs' or '-R qrels_prefs' judgments; rankframe "
                 "does not support them yet."
             )
             raise MeasureError(msg)
-        members = NICKNAMES.get(name, (name,))
+        members = TREC_NICKNAMES.get(name, (name,))
         for member in members:
-            if member != "runid" and member not in TREC_NAMES:
+            if member != "runid" and member not in parsers:
                 if member in _ORDER:
                     via = f" (selected by {spec!r})" if member != name else ""
                     msg = f"The trec_eval measure {member!r}{via} is not available in rankframe yet."
@@ -160,23 +181,26 @@ def select(specs: Sequence[str]) -> Selection:
                 raise MeasureError.unknown(spec, _trec_names())
             marked.setdefault(member, None)
             origin.setdefault(member, spec)
-        if name not in NICKNAMES and params is not None and marked[name] is None:
+        if name not in TREC_NICKNAMES and params is not None and marked[name] is None:
             marked[name] = params
-    runid = marked.pop("runid", "absent") != "absent"
     extra = len(_ORDER)
-    order = sorted(marked, key=lambda n: _ORDER.get(n, extra))
+    names = tuple(sorted(marked, key=lambda n: _ORDER.get(n, extra)))
+    runid = marked.pop("runid", "absent") != "absent"
+    order = [n for n in names if n != "runid"]
     rows: list[tuple[str, Measure]] = []
     summary_only: set[str] = set()
     for name in order:
         try:
-            pairs = TREC_NAMES[name](marked[name])
+            pairs = parsers[name](marked[name])
         except MeasureError as err:
             msg = f"In the trec_eval measure {origin[name]!r}: {err}"
             raise MeasureError(msg) from None
         rows.extend(pairs)
         if name in SUMMARY_ONLY:
             summary_only.update(label for label, _ in pairs)
-    return Selection(runid=runid, rows=tuple(rows), summary_only=frozenset(summary_only))
+    return Selection(
+        runid=runid, rows=tuple(rows), summary_only=frozenset(summary_only), names=names
+    )
 
 
 def _is_count(measure: Measure) -> bool:
@@ -225,6 +249,157 @@ def _warn_skipped(qrels: pl.LazyFrame, run: pl.LazyFrame, run_where: str) -> Non
         warnings.warn(msg, RankframeWarning, stacklevel=3)
 
 
+_WS = r"[ \t\r\f\v]"  # trec_eval's isspace(), ASCII only
+_FIELD = r"([^ \t\r\f\v]+)"
+_ZSCORE_LINE = f"^{_WS}*" + f"{_WS}+".join([_FIELD] * 4) + f"{_WS}*$"
+
+
+def read_zscores(source: str | os.PathLike[str] | pl.DataFrame) -> pl.DataFrame:
+    """Read a trec_eval z-score file: lines ``qid measure mean stddev``.
+
+    Parameters
+    ----------
+    source
+        A path, or a frame with columns ``query_id, measure, mean, stddev``.
+
+    Returns
+    -------
+    polars.DataFrame
+        ``query_id``, ``measure`` (String), ``mean``, ``stddev`` (Float64), one row per
+        (query, measure): the first line wins when a pair is repeated.
+
+    Raises
+    ------
+    InputError
+        For a missing or empty file, or a line that is not four fields with numeric mean and
+        standard deviation (blank lines are skipped).
+    """
+    cols = [Q, "measure", "mean", "stddev"]
+    if isinstance(source, pl.DataFrame):
+        missing = [c for c in cols if c not in source.columns]
+        if missing:
+            msg = f"The z-score frame lacks the column(s) {missing}; it needs {cols}."
+            raise InputError(msg)
+        frame = source.select(
+            pl.col(Q).cast(pl.String), pl.col("measure").cast(pl.String),
+            pl.col("mean").cast(pl.Float64), pl.col("stddev").cast(pl.Float64),
+        )
+        return frame.unique([Q, "measure"], keep="first", maintain_order=True)
+    path = os.fspath(source)
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        msg = f"Cannot read the z-score file {path!r}: {exc.strerror or exc}."
+        raise InputError(msg) from exc
+    if not data.strip():
+        msg = f"The z-score file {path} is empty; it needs lines 'qid measure mean stddev'."
+        raise InputError(msg)
+    lines = _lines(data, path, "zscores").filter(
+        pl.col("line").is_not_null() & (pl.col("line").str.strip_chars(" \t\r\f\v") != "")
+    )
+    fields = lines.with_columns(pl.col("line").str.extract_groups(_ZSCORE_LINE).alias("_f"))
+    fields = fields.select(
+        "line_no", "line",
+        *[pl.col("_f").struct.field(str(i + 1)).alias(c) for i, c in enumerate(cols)],
+    ).with_columns(
+        pl.col("mean").cast(pl.Float64, strict=False).alias("_mean"),
+        pl.col("stddev").cast(pl.Float64, strict=False).alias("_stddev"),
+    )
+    bad = fields.filter(pl.col("_mean").is_null() | pl.col("_stddev").is_null()).head(1)
+    if bad.height:
+        row = bad.row(0, named=True)
+        msg = (
+            f"{at(path, row['line_no'])}: expected 'qid measure mean stddev' (four fields, the "
+            f"last two numbers), found {row['line']!r}."
+        )
+        raise InputError(msg)
+    frame = fields.select(
+        Q, "measure", pl.col("_mean").alias("mean"), pl.col("_stddev").alias("stddev")
+    )
+    return frame.unique([Q, "measure"], keep="first", maintain_order=True)
+
+
+def zscore_values(
+    wide: pl.DataFrame, rows: Sequence[tuple[str, Measure]], zscores: pl.DataFrame
+) -> tuple[pl.DataFrame, dict[str, float]]:
+    """Per-query z-scores and their ``all`` aggregates, as trec_eval ``-Z`` computes them.
+
+    Each per-query value ``v`` of a printed label becomes ``(v - mean) / stddev`` with the
+    reference mean and standard deviation of that query and label; ``0`` when the standard
+    deviation is 0 and ``v`` equals the mean; :data:`MISSING_ZSCORE` when the file has no entry
+    or the standard deviation is 0 and ``v`` differs. Geometric means (``gm_map``,
+    ``gm_bpref``) convert ``log(max(v, MIN_GEO_MEAN))``, the per-query value trec_eval keeps.
+
+    The ``all`` values aggregate the z-scores: counts are summed, geometric means are
+    ``exp(mean(z))``, the rest are means over the evaluated queries.
+
+    Parameters
+    ----------
+    wide
+        One row per evaluated query: ``query_id`` and one column per measure (``repr``).
+    rows
+        ``(label, measure)`` pairs to convert (numeric ones).
+    zscores
+        The reference (see :func:`read_zscores`).
+
+    Returns
+    -------
+    tuple
+        The frame ``query_id`` + one column per label (same row order as ``wide``), and
+        label -> aggregate.
+    """
+    cols = []
+    for label, m in rows:
+        v = pl.col(repr(m)).cast(pl.Float64)
+        if m.AGGREGATE == "gmean":
+            v = v.clip(lower_bound=MIN_GEO_MEAN).log()
+        cols.append(v.alias(label))
+    labels = [label for label, _ in rows]
+    qids = wide.select(pl.col(Q).cast(pl.String))
+    long = (
+        wide.select(pl.col(Q).cast(pl.String), *cols)
+        .unpivot(index=Q, on=labels, variable_name="measure", value_name="value")
+        .join(zscores, on=[Q, "measure"], how="left")
+    )
+    v, mean, sd = pl.col("value"), pl.col("mean"), pl.col("stddev")
+    z = (
+        pl.when(mean.is_null()).then(MISSING_ZSCORE)
+        .when(sd != 0).then((v - mean) / sd)
+        .when(v == mean).then(0.0)
+        .otherwise(MISSING_ZSCORE)
+    )
+    zwide = long.with_columns(z.alias("z")).pivot(on="measure", index=Q, values="z")
+    zwide = qids.join(zwide, on=Q, how="left", maintain_order="left")
+    aggs = []
+    for label, m in rows:
+        c = pl.col(label)
+        agg = c.sum() if m.AGGREGATE == "sum" else c.mean().exp() if m.AGGREGATE == "gmean" else c.mean()
+        aggs.append(agg.alias(label))
+    totals = zwide.select(aggs).row(0, named=True) if aggs else {}
+    return zwide.select(Q, *labels), totals
+
+
+def _check_format(sel: Selection, rel_format: str) -> None:
+    """trec_eval computes the *_avgjg measures from qrels_jg only, and the others from qrels."""
+    if rel_format == "qrels_jg":
+        other = [n for n in sel.names if n not in JG_TREC_NAMES and n not in FORMAT_FREE]
+        if other:
+            msg = (
+                f"-R qrels_jg: the measure {other[0]!r} is not supported yet with judgment "
+                f"groups; from qrels_jg judgments trec_eval 10.0 computes only "
+                f"{', '.join(JG_NICKNAME)} (-m qrels_jg)."
+            )
+            raise MeasureError(msg)
+    else:
+        jg = [n for n in sel.names if n in JG_TREC_NAMES]
+        if jg:
+            msg = (
+                f"The measure {jg[0]!r} averages over judgment groups: it needs '-R qrels_jg' "
+                "judgments (qid ujg docno rel)."
+            )
+            raise MeasureError(msg)
+
+
 def trec_eval(
     qrels: Source,
     run: Source,
@@ -237,6 +412,8 @@ def trec_eval(
     relevance_level: int = 1,
     judged_only: bool = False,
     num_docs: int | None = None,
+    rel_format: str = "qrels",
+    zscores: str | os.PathLike[str] | pl.DataFrame | None = None,
 ) -> str:
     """Evaluate one run and return trec_eval 10.0's output, byte for byte.
 
@@ -261,6 +438,13 @@ def trec_eval(
     num_docs
         Number of documents in the collection (``-N``), given to the measures that declare a
         ``num_docs`` parameter (trec_eval's ``utility`` with a fourth coefficient).
+    rel_format
+        Judgment format (``-R``): ``qrels`` (``qid iter docno rel``) or ``qrels_jg``
+        (``qid ujg docno rel``, judgment groups; for ``-m qrels_jg`` and the ``*_avgjg``
+        measures).
+    zscores
+        A z-score file (``-Z``; lines ``qid measure mean stddev``) or frame (see
+        :func:`read_zscores`): print z-scores instead of raw values.
 
     Returns
     -------
@@ -270,7 +454,8 @@ def trec_eval(
     Raises
     ------
     MeasureError
-        For a measure name or option trec_eval would reject.
+        For a measure name or option trec_eval would reject, or a measure that the judgment
+        format cannot give.
     InputError
         For malformed inputs, several runs in one input, or no query with both judgments and
         results.
@@ -289,33 +474,75 @@ def trec_eval(
     >>> trec_eval(qrels, run, ["num_ret", "recip_rank"]).split()
     ['num_ret', 'all', '2', 'recip_rank', 'all', '0.5000']
     """
+    if rel_format not in REL_FORMATS:
+        msg = f"Unknown judgment format {rel_format!r}; supported: {', '.join(REL_FORMATS)}."
+        raise MeasureError(msg)
     sel = select(measures)
+    _check_format(sel, rel_format)
     if num_docs is not None:
         sel = sel.with_num_docs(num_docs)
+    zs = None if zscores is None else read_zscores(zscores)
     # -J can leave a query of the run with no document at all: trec_eval still evaluates it
     # (num_ret 0), so it is computed like a -c query and kept if the run has it.
-    prep = prepare(  # NumQ: the evaluated queries, whether or not num_q is printed
-        qrels, run, [*sel.measures, NumQ()], complete=complete or judged_only, depth=depth,
-        relevance_level=relevance_level, judged_only=judged_only,
-    )
-    if prep.keys:
-        msg = (
-            f"{prep.run_where} holds several runs (column 'run'); trec_eval evaluates one run. "
-            "Use 'rankframe evaluate' to compare runs side by side."
+    options = {
+        "complete": complete or judged_only, "depth": depth,
+        "relevance_level": relevance_level, "judged_only": judged_only,
+    }
+    # NumQ: the evaluated queries, whether or not num_q is printed
+    needed = [*sel.measures, NumQ()]
+    if rel_format == "qrels_jg":
+        run_where = describe(run, "run")
+        run_lf = read_run(run)
+        if "run" in run_lf.collect_schema().names():
+            raise _several_runs(run_where)
+        wide, qrels_lf, run_lf, qrels_where = per_query_jg(
+            qrels, run_lf, needed, run_where=run_where, **options
         )
-        raise InputError(msg)
-    wide = per_query_wide(prep, warn=False)
+    else:
+        prep = prepare(qrels, run, needed, **options)
+        if prep.keys:
+            raise _several_runs(prep.run_where)
+        wide = per_query_wide(prep, warn=False)
+        qrels_lf, run_lf = prep.qrels, prep.run
+        run_where, qrels_where = prep.run_where, prep.qrels_where
     if judged_only and not complete:
-        wide = wide.join(prep.run.select(Q).unique().collect(), on=Q, how="semi")
+        wide = wide.join(run_lf.select(Q).unique().collect(), on=Q, how="semi")
     if wide.height == 0:
         msg = (
-            f"No query has both judgments in {prep.qrels_where} and results in {prep.run_where} "
+            f"No query has both judgments in {qrels_where} and results in {run_where} "
             "(trec_eval stops here too). Check that the query ids match."
         )
         raise InputError(msg)
     if not complete:
-        _warn_skipped(prep.qrels, prep.run, prep.run_where)
+        _warn_skipped(qrels_lf, run_lf, run_where)
     wide = wide.sort(pl.col(Q).cast(pl.String))  # strcmp order of the query ids
+    summed = [m for m in sel.measures if m.AGGREGATE != "none"]
+    totals = aggregate(wide, summed, []).row(0, named=True) if summed and summary else {}
+    if complete and summary:
+        # trec_eval -c sums num_rel over every judged query, counting grades > 0
+        n_rel = qrels_lf.select((pl.col(REL) > 0).sum()).collect().item()
+        totals.update({repr(m): float(n_rel) for lbl, m in sel.rows if lbl == "num_rel"})
+    if zs is None:
+        return _print_raw(sel, wide, totals, per_query=per_query, summary=summary, run=run_lf)
+    # with -c, trec_eval recounts num_rel from the judgments, even for -Z
+    raw_all = frozenset({"num_rel"}) if complete else frozenset()
+    return _print_zscores(
+        sel, wide, totals, zs, per_query=per_query, summary=summary, run=run_lf, raw_all=raw_all
+    )
+
+
+def _several_runs(run_where: str) -> InputError:
+    msg = (
+        f"{run_where} holds several runs (column 'run'); trec_eval evaluates one run. "
+        "Use 'rankframe evaluate' to compare runs side by side."
+    )
+    return InputError(msg)
+
+
+def _print_raw(
+    sel: Selection, wide: pl.DataFrame, totals: dict[str, float], *, per_query: bool,
+    summary: bool, run: pl.LazyFrame,
+) -> str:
     out: list[str] = []
     if per_query:
         printed = [(label, m, repr(m)) for label, m in sel.rows if label not in sel.summary_only]
@@ -323,17 +550,56 @@ def trec_eval(
             query = str(row[Q])
             out.extend(_line(label, query, _format(m, row[col])) for label, m, col in printed)
     if summary:
-        summed = [m for m in sel.measures if m.AGGREGATE != "none"]
-        totals = aggregate(wide, summed, []).row(0, named=True) if summed else {}
-        if complete:
-            # trec_eval -c sums num_rel over every judged query, counting grades > 0
-            n_rel = prep.qrels.select((pl.col(REL) > 0).sum()).collect().item()
-            totals.update({repr(m): float(n_rel) for lbl, m in sel.rows if lbl == "num_rel"})
         if sel.runid:
-            out.append(_line("runid", "all", _run_id(prep.run)))
+            out.append(_line("runid", "all", _run_id(run)))
         for label, m in sel.rows:
             if m.AGGREGATE == "none":
                 continue
             out.append(_line(label, "all", _format(m, totals[repr(m)])))
     return "".join(out)
 
+
+def _print_zscores(
+    sel: Selection, wide: pl.DataFrame, totals: dict[str, float], zscores: pl.DataFrame, *,
+    per_query: bool, summary: bool, run: pl.LazyFrame, raw_all: frozenset[str] = frozenset(),
+) -> str:
+    """trec_eval -Z: numbers print as ``%6.4f`` z-scores, labelled ``Z<label>``.
+
+    ``relstring`` (text) and ``runid`` print unchanged; ``num_q`` is the number of queries.
+    The ``all`` value of a label in ``raw_all`` is the raw total, not an aggregate of z-scores.
+    """
+    numeric = [
+        (label, m) for label, m in sel.rows
+        if m.DTYPE != pl.String and not isinstance(m, NumQ)
+    ]
+    zwide, ztotals = zscore_values(wide, numeric, zscores)
+    zlabels = {label for label, _ in numeric}
+
+    def zline(label: str, query: str, value: object) -> str:
+        return f"Z{label:<22}\t{query}\t{float(value):6.4f}\n"  # type: ignore[arg-type]
+
+    out: list[str] = []
+    if per_query:
+        printed = [(label, m) for label, m in sel.rows if label not in sel.summary_only]
+        for row, zrow in zip(
+            wide.iter_rows(named=True), zwide.iter_rows(named=True), strict=True
+        ):
+            query = str(row[Q])
+            for label, m in printed:
+                if label in zlabels:
+                    out.append(zline(label, query, zrow[label]))
+                else:
+                    out.append(_line(label, query, _format(m, row[repr(m)])))
+    if summary:
+        if sel.runid:
+            out.append(_line("runid", "all", _run_id(run)))
+        for label, m in sel.rows:
+            if m.AGGREGATE == "none":
+                continue
+            if label in zlabels and label not in raw_all:
+                out.append(zline(label, "all", ztotals[label]))
+            elif m.DTYPE != pl.String:  # num_q
+                out.append(zline(label, "all", totals[repr(m)]))
+            else:
+                out.append(_line(label, "all", _format(m, totals[repr(m)])))
+    return "".join(out)

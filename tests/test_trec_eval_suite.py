@@ -2,8 +2,8 @@
 
 The command lines are those of trec_eval's ``make quicktest`` (test/ folder of trec_eval at tag
 v10.0), run in-process through ``main(argv)``; the inputs and expected outputs are trec_eval's
-files, unchanged. Preference (``-R prefs``, ``qrels_prefs``, ``qrels_jg``) and z-score (``-Z``)
-lines are not supported yet and not listed.
+files, unchanged. Preference lines (``-R prefs``, ``qrels_prefs``) are not supported yet and not
+listed.
 """
 
 from __future__ import annotations
@@ -49,6 +49,11 @@ COMMANDS = {
         "-mndcg.1=3,2=9,4=4.5 -mndcg_cut.10,20,23.4 -msuccess.2,5,20 "
         "test/qrels.test test/results.test"
     ),
+    "out.test.aqZ": "-q -m all_trec -Z test/zscores_file test/qrels.test test/results.test",
+    "out.test.qrels_jg": "-m qrels_jg -q -R qrels_jg test/qrels.123 test/results.test",
+    "out.test.qrels_jg (qrels with comments)": (
+        "-m qrels_jg -q -R qrels_jg test/qrels.comments.123 test/results.test"
+    ),
 }
 
 
@@ -80,3 +85,54 @@ def test_python_m_rankframe_trec_eval():
     )
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout == (SUITE / "out.test").read_bytes()
+
+
+def _rows(text: str) -> dict[tuple[str, str], str]:
+    return {(r[0].strip(), r[1]): r[2] for r in (line.split("\t") for line in text.splitlines())}
+
+
+def test_zscores_of_mean_0_stddev_1_are_the_raw_values(tmp_path, capsys):
+    """-Z with mean 0 and stddev 1 everywhere prints each raw value (as %6.4f), labelled Z..."""
+    assert SUITE is not None
+    raw = _rows((SUITE / "out.test.aq").read_text())
+    zs = tmp_path / "zscores"
+    zs.write_text("".join(f"{q} {m} 0 1\n" for (m, q) in raw if q != "all"))
+    code = main(["trec_eval", "-q", "-m", "all_trec", "-c", "-Z", str(zs),
+                 *_argv("test/qrels.test test/results.test")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    got = _rows(out)
+    for (m, q), value in raw.items():
+        if q == "all" or m == "relstring":
+            continue
+        assert got[("Z" + m, q)] == f"{float(value):6.4f}", (m, q)
+    assert got[("Znum_q", "all")] == "3.0000"
+    assert got[("Znum_rel", "all")] == "561.0000"  # -c: trec_eval recounts num_rel, even with -Z
+
+
+def test_one_judgment_group_gives_the_plain_measures(tmp_path, capsys):
+    """qrels_jg with a single group: map_avgjg, P_avgjg, Rprec_mult_avgjg equal map, P, Rprec_mult."""
+    assert SUITE is not None
+    raw = _rows((SUITE / "out.test.aq").read_text())
+    jg = tmp_path / "qrels_jg"
+    jg.write_text((SUITE / "qrels.test").read_text())  # the iteration column "0" is the group
+    code = main(["trec_eval", "-q", "-m", "qrels_jg", "-R", "qrels_jg", str(jg),
+                 *_argv("test/results.test")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    got = _rows(out)
+    assert len(got) == 3 * 20 + 22
+    for (m, q), value in got.items():
+        plain = m.replace("_avgjg", "")
+        assert raw[(plain, q)] == value, (m, q)
+
+
+def test_judgment_group_measures_need_qrels_jg(capsys):
+    code = main(["trec_eval", "-m", "P_avgjg", *_argv("test/qrels.test test/results.test")])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "-R qrels_jg" in err
+    code = main(["trec_eval", "-R", "qrels_jg", "-m", "map", *_argv("test/qrels.123 test/results.test")])
+    _, err = capsys.readouterr()
+    assert code == 2
+    assert "map_avgjg" in err
