@@ -2,7 +2,7 @@
 
 Three subcommands:
 
-* ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R qrels_jg]
+* ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R FORMAT]
   [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
   :mod:`rankframe._trec_eval`);
 * ``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` compares runs side by side, as an
@@ -35,11 +35,10 @@ from rankframe._measures import TREC_NAMES, Measure, families, load_all
 from rankframe._names import NICKNAMES, parse_measures
 from rankframe._plan import TIE_POLICIES
 from rankframe._trec_eval import (
+    PREFS_NICKNAMES,
     REL_FORMATS,
     RESULTS_FORMATS,
     TREC_NICKNAMES,
-    UNSUPPORTED_NICKNAMES,
-    UNSUPPORTED_REL_FORMATS,
     trec_eval,
 )
 
@@ -188,13 +187,6 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _cmd_trec_eval(args: argparse.Namespace) -> int:
-    if args.rel_format in UNSUPPORTED_REL_FORMATS:
-        msg = (
-            f"-R {args.rel_format}: preference judgments "
-            f"({', '.join(UNSUPPORTED_REL_FORMATS)}) are not supported yet; "
-            f"supported: {', '.join(REL_FORMATS)}."
-        )
-        raise UsageError(msg)
     if args.rel_format not in REL_FORMATS:
         msg = f"unknown -R format {args.rel_format!r}; supported: {', '.join(REL_FORMATS)}."
         raise UsageError(msg)
@@ -307,8 +299,8 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Evaluate RUN against QRELS and print what trec_eval 10.0 prints. Without -m, "
             "the 'official' measures. Nicknames: "
-            f"{', '.join(sorted(TREC_NICKNAMES))} (not supported yet: "
-            f"{', '.join(UNSUPPORTED_NICKNAMES)})."
+            f"{', '.join(sorted(TREC_NICKNAMES))}; with -R prefs or -R qrels_prefs: "
+            f"{', '.join(PREFS_NICKNAMES)}."
         ),
     )
     te.add_argument("qrels", metavar="QRELS", help="relevance judgments (TREC qrels)")
@@ -333,8 +325,9 @@ def build_parser() -> argparse.ArgumentParser:
     te.add_argument(
         "-R", "--Rel_info_format", dest="rel_format", default="qrels", metavar="FORMAT",
         help=(
-            "judgment format: qrels (default) or qrels_jg (qid ujg docno rel, for -m qrels_jg); "
-            "prefs, qrels_prefs not supported yet"
+            "judgment format: qrels (default), qrels_jg (qid ujg docno rel, for -m qrels_jg), "
+            "prefs (qid ujg ujsubg docno rel_level) or qrels_prefs (qrels read as preferences), "
+            "both for -m all_prefs / -m prefs"
         ),
     )
     te.add_argument(

@@ -35,6 +35,14 @@ from rankframe._jg import FORMAT_FREE, JG_NICKNAME, JG_TREC_NAMES, per_query_jg
 from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure, load_all
 from rankframe._measures.counts import NumQ
 from rankframe._names import NICKNAMES, trec_split
+from rankframe._prefs import (
+    PREFS_COUNTS,
+    PREFS_LABELS,
+    prefs_per_query,
+    prefs_summary,
+    read_prefs,
+    read_qrels_prefs,
+)
 
 #: trec_eval 10.0's measure table, in the order it evaluates and prints measures.
 TABLE_ORDER: tuple[str, ...] = (
@@ -53,15 +61,21 @@ TABLE_ORDER: tuple[str, ...] = (
 #: Measures trec_eval prints in the ``all`` block only, never per query.
 SUMMARY_ONLY = frozenset({"runid", "num_q", "gm_map", "gm_bpref"})
 
-#: Nicknames of trec_eval that need preference judgments (not supported yet).
-UNSUPPORTED_NICKNAMES = ("all_prefs", "prefs")
+#: trec_eval's nicknames of the preference measures (measures.c ``prefs_names`` and
+#: ``prefs_off_name``); they need ``-R prefs`` or ``-R qrels_prefs`` judgments.
+PREFS_NICKNAMES: dict[str, tuple[str, ...]] = {
+    "all_prefs": ("runid", "num_q", *PREFS_LABELS),
+    "prefs": ("runid", "num_q", *PREFS_LABELS[:6]),
+}
+
+#: Judgment formats holding preferences, for the measures of :data:`PREFS_NICKNAMES`.
+PREFS_FORMATS = ("prefs", "qrels_prefs")
 
 #: trec_eval nicknames: rankframe's, plus the judgment-group one.
 TREC_NICKNAMES: dict[str, tuple[str, ...]] = {**NICKNAMES, "qrels_jg": JG_NICKNAME}
 
 #: Judgment formats of trec_eval's ``-R`` and results formats of its ``-T``.
-REL_FORMATS = ("qrels", "qrels_jg")
-UNSUPPORTED_REL_FORMATS = ("prefs", "qrels_prefs")
+REL_FORMATS = ("qrels", "qrels_jg", *PREFS_FORMATS)
 RESULTS_FORMATS = ("trec_results",)
 
 #: Column of the TREC run reader that keeps each line's run tag.
@@ -117,7 +131,7 @@ def _split(spec: str) -> tuple[str, str | None]:
         raise MeasureError(msg)
     if (
         name in TREC_NAMES or name in TREC_NICKNAMES or name in _ORDER
-        or name in UNSUPPORTED_NICKNAMES
+        or name in PREFS_NICKNAMES
     ):
         return name, params if dot else None
     split = trec_split(spec)  # rankframe also accepts the printed labels, e.g. P_5, ndcg_cut_10
@@ -127,7 +141,9 @@ def _split(spec: str) -> tuple[str, str | None]:
 
 
 def _trec_names() -> list[str]:
-    return sorted({*TREC_NAMES, *JG_TREC_NAMES, *TREC_NICKNAMES, "runid"}, key=str.lower)
+    return sorted(
+        {*TREC_NAMES, *JG_TREC_NAMES, *TREC_NICKNAMES, *PREFS_NICKNAMES, "runid"}, key=str.lower
+    )
 
 
 def select(specs: Sequence[str]) -> Selection:
@@ -164,11 +180,10 @@ def select(specs: Sequence[str]) -> Selection:
     for spec in specs or ["official"]:
         spec = spec.strip()
         name, params = _split(spec)
-        if name in UNSUPPORTED_NICKNAMES:
+        if name in PREFS_NICKNAMES or name in PREFS_LABELS:
             msg = (
-                f"The trec_eval nickname {name!r} selects preference / judgment-group measures, "
-                "which need '-R prefs' or '-R qrels_prefs' judgments; rankframe "
-                "does not support them yet."
+                f"The trec_eval measure {name!r} is a preference measure: it needs "
+                "'-R prefs' (qid ujg ujsubg docno rel_level) or '-R qrels_prefs' judgments."
             )
             raise MeasureError(msg)
         members = TREC_NICKNAMES.get(name, (name,))
@@ -441,7 +456,8 @@ def trec_eval(
     rel_format
         Judgment format (``-R``): ``qrels`` (``qid iter docno rel``) or ``qrels_jg``
         (``qid ujg docno rel``, judgment groups; for ``-m qrels_jg`` and the ``*_avgjg``
-        measures).
+        measures), or preferences for ``-m all_prefs`` / ``-m prefs``: ``prefs`` (``qid ujg
+        ujsubg docno rel_level``) or ``qrels_prefs`` (a qrels file read as preferences).
     zscores
         A z-score file (``-Z``; lines ``qid measure mean stddev``) or frame (see
         :func:`read_zscores`): print z-scores instead of raw values.
@@ -477,6 +493,11 @@ def trec_eval(
     if rel_format not in REL_FORMATS:
         msg = f"Unknown judgment format {rel_format!r}; supported: {', '.join(REL_FORMATS)}."
         raise MeasureError(msg)
+    if rel_format in PREFS_FORMATS:
+        return _trec_eval_prefs(
+            qrels, run, measures, rel_format=rel_format, per_query=per_query, summary=summary,
+            complete=complete, depth=depth, zscores=zscores,
+        )
     sel = select(measures)
     _check_format(sel, rel_format)
     if num_docs is not None:
@@ -529,6 +550,91 @@ def trec_eval(
     return _print_zscores(
         sel, wide, totals, zs, per_query=per_query, summary=summary, run=run_lf, raw_all=raw_all
     )
+
+
+def select_prefs(specs: Sequence[str]) -> tuple[str, ...]:
+    """Resolve ``-m`` arguments given with preference judgments into trec_eval labels.
+
+    Only the preference measures (``all_prefs``, ``prefs`` or single labels such as
+    ``prefs_simp``), ``runid`` and ``num_q`` can be computed from preferences; the result is
+    in trec_eval's printing order.
+    """
+    allowed = {"runid", "num_q", *PREFS_LABELS}
+    marked: set[str] = set()
+    for spec in specs or ["official"]:
+        spec = spec.strip()
+        name, params = _split(spec)
+        members = PREFS_NICKNAMES.get(name) or TREC_NICKNAMES.get(name, (name,))
+        bad = [m for m in members if m not in allowed]
+        if bad and bad[0] not in _ORDER:
+            raise MeasureError.unknown(spec, _trec_names())
+        if bad:
+            via = f" (selected by {spec!r})" if bad[0] != name else ""
+            msg = (
+                f"-R prefs / -R qrels_prefs: the measure {bad[0]!r}{via} needs qrels "
+                "judgments; from preferences trec_eval 10.0 computes only the preference "
+                f"measures (-m {' / -m '.join(PREFS_NICKNAMES)}: {', '.join(PREFS_LABELS)}), "
+                "runid and num_q."
+            )
+            raise MeasureError(msg)
+        if params is not None:
+            msg = f"The trec_eval measure {name!r} takes no parameters; got {spec!r}."
+            raise MeasureError(msg)
+        marked.update(members)
+    return tuple(sorted(marked, key=lambda n: _ORDER[n]))
+
+
+def _trec_eval_prefs(
+    qrels: Source, run: Source, measures: Sequence[str], *, rel_format: str, per_query: bool,
+    summary: bool, complete: bool, depth: int | None,
+    zscores: str | os.PathLike[str] | pl.DataFrame | None,
+) -> str:
+    """trec_eval with ``-R prefs`` or ``-R qrels_prefs`` (-l, -J and -N do not apply there)."""
+    labels = select_prefs(measures)
+    if zscores is not None:
+        msg = "-Z is not supported with preference judgments (-R prefs, -R qrels_prefs)."
+        raise MeasureError(msg)
+    if isinstance(qrels, (pl.DataFrame, pl.LazyFrame)):  # already query_id, jg, jsg, ...
+        prefs_lf = qrels.lazy()
+    elif isinstance(qrels, (str, os.PathLike)):
+        prefs_lf = read_prefs(qrels) if rel_format == "prefs" else read_qrels_prefs(qrels)
+    else:
+        msg = f"-R {rel_format}: give the judgments as a file path or a Polars frame."
+        raise InputError(msg)
+    qrels_where = describe(qrels, "qrels")
+    run_where = describe(run, "run")
+    run_lf = read_run(run)
+    if "run" in run_lf.collect_schema().names():
+        raise _several_runs(run_where)
+    wide = prefs_per_query(prefs_lf, run_lf, complete=complete, depth=depth)
+    if wide.height == 0:
+        msg = (
+            f"No query has both judgments in {qrels_where} and results in {run_where} "
+            "(trec_eval stops here too). Check that the query ids match."
+        )
+        raise InputError(msg)
+    if not complete:
+        _warn_skipped(prefs_lf, run_lf, run_where)
+
+    def fmt(label: str, value: float) -> str:
+        if label in PREFS_COUNTS and math.isfinite(value):
+            return str(int(value))
+        return f"{value:6.4f}"
+
+    shown = [label for label in labels if label in PREFS_LABELS]
+    out: list[str] = []
+    if per_query:
+        for row in wide.iter_rows(named=True):
+            query = str(row[Q])
+            out.extend(_line(label, query, fmt(label, row[label])) for label in shown)
+    if summary:
+        totals = prefs_summary(wide).row(0, named=True)
+        if "runid" in labels:
+            out.append(_line("runid", "all", _run_id(run_lf)))
+        if "num_q" in labels:
+            out.append(_line("num_q", "all", str(wide.height)))
+        out.extend(_line(label, "all", fmt(label, totals[label])) for label in shown)
+    return "".join(out)
 
 
 def _several_runs(run_where: str) -> InputError:

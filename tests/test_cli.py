@@ -307,17 +307,38 @@ def test_trec_eval_reads_the_run_from_stdin(capsys, monkeypatch):
 
 
 @pytest.mark.parametrize("fmt", ["prefs", "qrels_prefs", "qrels_jg"])
-def test_trec_eval_preference_formats_are_not_supported_yet(capsys, fmt):
+def test_trec_eval_other_formats_reject_the_official_measures(capsys, fmt):
+    # trec_eval computes map & co. from qrels only; these formats give other measures
     code, out, err = trec(capsys, "-R", fmt, QRELS, BM25)
     assert code == 2
     assert out == ""
-    assert "not supported yet" in err
+    assert "'num_ret'" in err
 
 
-def test_trec_eval_preference_nicknames_are_not_supported_yet(capsys):
-    code, _, err = trec(capsys, "-m", "all_prefs", QRELS, BM25)
+def test_trec_eval_qrels_prefs(capsys):
+    code, out, err = trec(capsys, "-m", "prefs", "-R", "qrels_prefs", QRELS, BM25)
+    assert code == 0, err
+    labels = [line.split("\t")[0].strip() for line in out.splitlines()]
+    assert labels == [
+        "runid", "num_q", "prefs_num_prefs_poss", "prefs_num_prefs_ful",
+        "prefs_num_prefs_ful_ret", "prefs_simp", "prefs_pair", "prefs_avgjg",
+    ]
+    code, out, err = trec(capsys, "-m", "prefs_simp", "-q", "-R", "qrels_prefs", QRELS, BM25)
+    assert code == 0, err
+    assert out.splitlines()[-1].startswith("prefs_simp            \tall\t0.")
+
+
+def test_trec_eval_preference_measures_need_preference_judgments(capsys):
+    for measure in ("all_prefs", "prefs", "prefs_simp"):
+        code, _, err = trec(capsys, "-m", measure, QRELS, BM25)
+        assert code == 2
+        assert "-R prefs" in err
+
+
+def test_trec_eval_preference_judgments_reject_other_measures(capsys):
+    code, _, err = trec(capsys, "-m", "all_prefs", "-m", "ndcg", "-R", "qrels_prefs", QRELS, BM25)
     assert code == 2
-    assert "does not support them yet" in err
+    assert "'ndcg'" in err
 
 
 def test_trec_eval_unknown_measure(capsys):

@@ -54,6 +54,11 @@ COMMANDS = {
     "out.test.qrels_jg (qrels with comments)": (
         "-m qrels_jg -q -R qrels_jg test/qrels.comments.123 test/results.test"
     ),
+    "out.test.prefs": "-m all_prefs -q -R prefs test/prefs.test test/prefs.results.test",
+    "out.test.prefs (prefs with comments)": (
+        "-m all_prefs -q -R prefs test/prefs.comment.test test/prefs.results.test"
+    ),
+    "out.test.qrels_prefs": "-m all_prefs -q -R qrels_prefs test/qrels.test test/results.test",
 }
 
 
