@@ -12,7 +12,7 @@ Examples
 
 from __future__ import annotations
 
-from rankframe import expr
+from rankframe import expr, measures
 from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
 from rankframe._evaluate import evaluate, explain
 from rankframe._io import read_judged, read_qrels, read_run
@@ -32,6 +32,7 @@ __all__ = [
     "evaluate",
     "explain",
     "expr",
+    "measures",
     "parse_measure",
     "read_judged",
     "read_qrels",

@@ -152,6 +152,9 @@ def parse_measure(spec: str | Measure) -> list[Measure]:
     load_all()
     if isinstance(spec, Measure):
         return [spec]
+    build = getattr(spec, "build", None)  # rankframe.measures.MeasureFamily (needs a cutoff)
+    if callable(build):
+        return [build()]
     if not isinstance(spec, str):
         msg = f"A measure must be a name or a Measure object. Got {spec!r} ({type(spec).__name__})."
         raise MeasureError(msg)

@@ -17,6 +17,7 @@ PUBLIC = {
     "evaluate",
     "explain",
     "expr",
+    "measures",
     "parse_measure",
     "read_judged",
     "read_qrels",
@@ -48,3 +49,22 @@ def test_errors_are_value_errors() -> None:
     assert issubclass(rf.InputError, rf.RankframeError)
     assert issubclass(rf.MeasureError, rf.RankframeError)
     assert issubclass(rf.RankframeError, ValueError)
+
+
+def test_measure_objects_cover_the_registry_and_round_trip() -> None:
+    from rankframe import measures
+
+    assert set(measures.__all__) == set(REGISTRY)
+    for name in measures.__all__:
+        obj = getattr(measures, name)
+        m = obj @ 3 if isinstance(obj, measures.MeasureFamily) else obj
+        assert rf.parse_measure(repr(m)) == [m], name
+
+
+def test_family_without_cutoff_explains_itself() -> None:
+    import pytest
+
+    from rankframe.measures import Success
+
+    with pytest.raises(rf.MeasureError, match="cutoff"):
+        rf.parse_measure(Success)
