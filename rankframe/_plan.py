@@ -147,7 +147,7 @@ def per_query_plan(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
         average_ties=average,
     )
-    exprs = [m.expr(ctx).alias(repr(m)) for m in measures]
+    exprs = [m.aggregation(ctx) for m in measures]
     if ctx.tie_columns:
         # the tie group of a retrieved document: its query and its score (_score kept for this)
         group = [*keys, Q, "_score"]

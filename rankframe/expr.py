@@ -84,7 +84,7 @@ def measure(
         msg = f"{spec!r} names {len(parsed)} measures; build one expression per measure."
         raise ValueError(msg)
     m = parsed[0]
-    return m.expr(_ctx(score, label, doc, relevance_level)).alias(repr(m))
+    return m.aggregation(_ctx(score, label, doc, relevance_level))
 
 
 def ndcg(k: int | None = None, **kwargs: object) -> pl.Expr:

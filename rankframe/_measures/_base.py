@@ -92,6 +92,11 @@ def _coerce(measure: str, p: Param, value: Any) -> Any:
 
 POSITIVE_INT = (lambda k: k >= 1, "an int >= 1")
 
+#: ir_measures' ``judged_only``: drop unjudged documents and re-rank before the measure
+#: (trec_eval ``-J`` for one measure). Declaring it is enough: :meth:`Measure.aggregation`
+#: applies it.
+JUDGED_ONLY = Param("judged_only", "bool", False)
+
 
 @dataclass(frozen=True)
 class Ctx:
@@ -308,8 +313,14 @@ class Measure:
         """``P(rel=2)`` returns a new measure with ``rel=2``."""
         return self.replace(**params)
 
+    def aggregation(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression, named by ``repr``, with ``judged_only`` applied."""
+        if self._params.get("judged_only"):
+            ctx = ctx.only_judged()
+        return self.expr(ctx).alias(repr(self))
+
     def expr(self, ctx: Ctx) -> pl.Expr:
-        """Return the per-query aggregation expression of this measure."""
+        """Return the per-query aggregation expression of this measure (subclasses)."""
         raise NotImplementedError
 
 

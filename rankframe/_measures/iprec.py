@@ -10,7 +10,7 @@ import math
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, register_trec
 from rankframe._measures._trec import double_cutoffs, double_params
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -86,7 +86,7 @@ class IPrec(Measure):
     PARAMS = (
         Param("cutoff", "float", None, (math.isfinite, "a finite float")),
         Param("rel", "int", None),
-        Param("judged_only", "bool", False),
+        JUDGED_ONLY,
     )
 
     def validate(self) -> None:
@@ -97,8 +97,6 @@ class IPrec(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         interpolated, found = _curve(ctx, self.rel)
         return _at(interpolated, found, _num_docs(ctx, self.rel, self.cutoff)).first()
 

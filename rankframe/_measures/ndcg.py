@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._measures._base import (
+    JUDGED_ONLY,
     POSITIVE_INT,
     Ctx,
     Measure,
@@ -98,15 +99,13 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("dcg", "str", "log2", (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")),
         Param("gains", "gains", None),
-        Param("judged_only", "bool", False),
+        JUDGED_ONLY,
     )
     ALIASES = {"ndcg": {}, "ndcg_burges": {"dcg": "exp-log2"}}
     SUPPORTS_AVERAGE_TIES = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         gain = gain_expr(ctx, self.dcg, self.gains)
         ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
         return safe_div(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._measures._base import (
+    JUDGED_ONLY,
     POSITIVE_INT,
     Ctx,
     Measure,
@@ -81,14 +82,12 @@ class DCG(Measure):
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("dcg", "str", "log2", _DCG_CHECK),
         Param("gains", "gains", None),
-        Param("judged_only", "bool", False),
+        JUDGED_ONLY,
     )
     ALIASES = {"dcg": {}, "dcg_burges": {"dcg": "exp-log2"}}
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         return dcg_expr(ctx, _gain(ctx, self.dcg, self.gains), self.cutoff)
 
 

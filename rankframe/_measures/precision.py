@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import POSITIVE_INT, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import JUDGED_ONLY, POSITIVE_INT, Ctx, Measure, Param, register, register_trec
 from rankframe._measures._trec import long_cutoffs
 
 
@@ -49,15 +49,13 @@ class P(Measure):
     PARAMS = (
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("rel", "int", None),
-        Param("judged_only", "bool", False),
+        JUDGED_ONLY,
     )
     ALIASES = {"precision": {}}
     SUPPORTS_AVERAGE_TIES = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         hits = ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
         if self.cutoff is None:
             return pl.when(ctx.num_ret > 0).then(hits / ctx.num_ret).otherwise(0.0)

@@ -10,7 +10,7 @@ import math
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, register_trec, safe_div
 from rankframe._measures._trec import double_cutoffs, single
 
 
@@ -52,13 +52,11 @@ class Rprec(Measure):
     """
 
     NAME = "Rprec"
-    PARAMS = (Param("rel", "int", None), Param("judged_only", "bool", False))
+    PARAMS = (Param("rel", "int", None), JUDGED_ONLY)
     ALIASES = {"r-precision": {}}
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         num_rel = ctx.num_rel(self.rel)
         hits = (ctx.relevant(self.rel) & (ctx.rank <= num_rel).fill_null(False)).sum()
         return safe_div(hits, num_rel)

@@ -11,7 +11,7 @@ import math
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, register_trec
 from rankframe._measures._trec import double_params, single
 
 
@@ -32,7 +32,6 @@ def _relative_p(ctx: Ctx, rel: int | None) -> pl.Expr:
 
 
 _REL = Param("rel", "int", None)
-_JUDGED_ONLY = Param("judged_only", "bool", False)
 
 
 @register
@@ -75,12 +74,10 @@ class SetP(Measure):
 
     NAME = "SetP"
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
-    PARAMS = (_REL, Param("relative", "bool", False), _JUDGED_ONLY)
+    PARAMS = (_REL, Param("relative", "bool", False), JUDGED_ONLY)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         if self.relative:
             return _relative_p(ctx, self.rel)
         rel_ret, ret, _ = _counts(ctx, self.rel)
@@ -208,12 +205,10 @@ class SetAP(Measure):
 
     NAME = "SetAP"
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
-    PARAMS = (_REL, _JUDGED_ONLY)
+    PARAMS = (_REL, JUDGED_ONLY)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         rel_ret, ret, num_rel = _counts(ctx, self.rel)
         return pl.when((ret > 0) & (num_rel > 0)).then(
             (rel_ret * rel_ret) / (ret * num_rel)
@@ -265,13 +260,11 @@ class SetF(Measure):
     PARAMS = (
         Param("beta", "float", 1.0, (math.isfinite, "a finite float")),
         _REL,
-        _JUDGED_ONLY,
+        JUDGED_ONLY,
     )
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         rel_ret, ret, num_rel = _counts(ctx, self.rel)
         p, r = rel_ret / ret, rel_ret / num_rel
         f = (self.beta + 1.0) * p * r / (self.beta * p + r)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import POSITIVE_INT, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import JUDGED_ONLY, POSITIVE_INT, Ctx, Measure, Param, register, register_trec
 from rankframe._measures._trec import long_cutoffs
 
 
@@ -50,7 +50,7 @@ class Success(Measure):
     PARAMS = (
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("rel", "int", None),
-        Param("judged_only", "bool", False),
+        JUDGED_ONLY,
     )
 
     def validate(self) -> None:
@@ -61,8 +61,6 @@ class Success(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.judged_only:
-            ctx = ctx.only_judged()
         return (ctx.num_rel_ret(self.rel, self.cutoff) > 0).cast(pl.Float64)
 
 
