@@ -503,10 +503,10 @@ def trec_eval(
     if num_docs is not None:
         sel = sel.with_num_docs(num_docs)
     zs = None if zscores is None else read_zscores(zscores)
-    # -J can leave a query of the run with no document at all: trec_eval still evaluates it
-    # (num_ret 0), so it is computed like a -c query and kept if the run has it.
+    # -J can leave a query of the run with no document at all: the planner still evaluates it
+    # (num_ret 0), as trec_eval does.
     options = {
-        "complete": complete or judged_only, "depth": depth,
+        "complete": complete, "depth": depth,
         "relevance_level": relevance_level, "judged_only": judged_only,
     }
     # NumQ: the evaluated queries, whether or not num_q is printed
@@ -526,8 +526,6 @@ def trec_eval(
         wide = per_query_wide(prep, warn=False)
         qrels_lf, run_lf = prep.qrels, prep.run
         run_where, qrels_where = prep.run_where, prep.qrels_where
-    if judged_only and not complete:
-        wide = wide.join(run_lf.select(Q).unique().collect(), on=Q, how="semi")
     if wide.height == 0:
         msg = (
             f"No query has both judgments in {qrels_where} and results in {run_where} "
