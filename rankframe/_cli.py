@@ -152,7 +152,10 @@ def _run_names(paths: Sequence[str]) -> dict[str, str]:
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
-    if len(args.inputs) < 2:
+    if args.no_qrels and args.target is None:
+        msg = "--no-qrels needs --target COLUMN: the target column then judges the runs."
+        raise UsageError(msg)
+    if len(args.inputs) < (1 if args.no_qrels else 2):
         hint = ""
         if any(os.path.exists(m) for m in args.measures or ()):
             hint = (
@@ -175,12 +178,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         if not measures:
             raise UsageError(note)
         print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
-    qrels, *runs = args.inputs
+    qrels, *runs = [None, *args.inputs] if args.no_qrels else args.inputs
     with _warnings_to_stderr():
         frame = evaluate(
             qrels, _run_names(runs), args.measures, per_query=args.per_query,
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
+            target=args.target, target_order=args.target_order,
         )
     _emit(WRITERS[args.format](frame, measures), args.output)
     return 0
@@ -359,7 +363,10 @@ def build_parser() -> argparse.ArgumentParser:
             "examples:\n"
             f"  {PROG} evaluate qrels.txt bm25.txt splade.txt -m nDCG@10 AP R@1000\n"
             f"  {PROG} evaluate qrels.txt run.txt -m ndcg_cut.10 P_5 --per-query --format csv\n"
-            f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 --format parquet -o out.parquet"
+            f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 --format parquet -o out.parquet\n"
+            f"  {PROG} evaluate qrels.txt run.txt -m KendallTauB CIndex AUC Footrule\n"
+            f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
+            "-m KendallTauB SpearmanRho"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -385,6 +392,19 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--score-dtype", choices=("float64", "float32"), default="float64",
         help="float32 reproduces trec_eval 9 / pytrec_eval ties (default float64)",
+    )
+    ev.add_argument(
+        "--target", metavar="COLUMN",
+        help="a run column holding the target ranking for the measures that compare two "
+        "rankings (KendallTauB, SpearmanRho, Footrule, CIndex...); default: the grades",
+    )
+    ev.add_argument(
+        "--target-order", choices=("desc", "asc"), default="desc",
+        help="desc: larger target values rank first (a score); asc: smaller first (a rank)",
+    )
+    ev.add_argument(
+        "--no-qrels", action="store_true",
+        help="every FILE is a run, judged by its --target column only",
     )
     ev.set_defaults(func=_cmd_evaluate, parser=ev)
 

@@ -34,6 +34,8 @@ class Prepared:
     qrels_where: str
     #: For several runs: run name -> the source it came from (for error messages).
     run_sources: dict[str, str] = field(default_factory=dict)
+    #: Whether qrels were given (else a target column judges the run).
+    qrels_given: bool = True
 
 
 def _describe(source: Any, role: str = "input") -> str:
@@ -245,6 +247,9 @@ def _validate(prep: Prepared) -> None:
         pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(S).is_null()
         | ~pl.col(S).cast(pl.Float64).is_finite()
     )
+    target = prep.opts.target
+    if target is not None:
+        bad_score = bad_score | ~pl.col(target).cast(pl.Float64).is_finite().fill_null(False)
     # one scan of the run: the duplicate screen and whether any row is bad
     screen = prep.run.select(
         (pl.struct(*prep.keys, Q, D).hash().n_unique() < pl.len()).alias("_maybe_dups"),
@@ -268,10 +273,19 @@ def _validate(prep: Prepared) -> None:
     dup_run = run_screen.select("_maybe_dups")
     bad_run = pl.DataFrame()
     if run_screen["_bad"].item():  # rare: find the first bad row, with its line
-        bad_run = prep.run.filter(bad_score).select(*prep.keys, Q, D, S, *rpos).head(1).collect()
+        tcol = [target] if target is not None and target not in (Q, D, S) else []
+        bad_run = prep.run.filter(bad_score).select(*prep.keys, Q, D, S, *tcol, *rpos).head(1).collect()
     if bad_run.height:
         row = bad_run.row(0, named=True)
         col = Q if row[Q] is None else D if row[D] is None else S
+        if target is not None and col == S and row[S] is not None and math.isfinite(row[S]):
+            place = _place(row, prep.run_where, prep.run_sources, target)
+            msg = (
+                f"{place}: the target {target!r} of query {row[Q]!r}, doc {row[D]!r} is "
+                f"{row[target]!r}, not a finite number. Every ranked row needs a target value; "
+                f"fill or drop such rows (pl.col({target!r}).fill_null(...))."
+            )
+            raise InputError(msg)
         place = _place(row, prep.run_where, prep.run_sources, col)
         raise InputError(_bad_rows_message(row, place, "run"))
     if bad_qrels.height:
@@ -293,6 +307,22 @@ def _validate(prep: Prepared) -> None:
             f"{_place(row, prep.qrels_where, {}, REL)}: the relevance grade {row[REL]!r} of "
             f"({row[Q]!r}, {row[D]!r}) is not an integer. Grades must be integers; round or map "
             "them first (pl.col('relevance').round().cast(pl.Int64))."
+        )
+        raise InputError(msg)
+
+
+def _check_target(run: pl.LazyFrame, target: str, where: str) -> None:
+    schema = run.collect_schema()
+    if target not in schema:
+        msg = (
+            f"The target column {target!r} (target=...) is not in the run ({where}). "
+            f"Available columns: {', '.join(map(repr, schema.names()))}."
+        )
+        raise InputError(msg)
+    if not (schema[target].is_numeric() or schema[target] == pl.Boolean):
+        msg = (
+            f"The target column {target!r} of {where} has type {schema[target]}; it must be "
+            f"numeric (a score or a rank). Cast it first, e.g. pl.col({target!r}).cast(pl.Float64)."
         )
         raise InputError(msg)
 
@@ -323,12 +353,20 @@ def prepare(
         run_lf = frame.filter(pl.col(S).is_not_null())
         qrels_lf = frame.filter(pl.col(REL).is_not_null())
     else:
-        if qrels is None or run is None:
-            msg = "evaluate needs qrels and a run (or a judged frame: evaluate(judged=df, ...))."
+        if run is None or (qrels is None and opts.target is None):
+            msg = (
+                "evaluate needs qrels and a run (or a judged frame: evaluate(judged=df, ...), "
+                "or a run with a target column: evaluate(run=df, target='column', ...))."
+            )
             raise InputError(msg)
-        qrels_where = _describe(qrels, "qrels")
-        qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
         run_lf, run_where, sources = _runs_input(run, run_columns)
+        if qrels is None:
+            qrels_where = "no qrels (target column)"
+            schema = run_lf.collect_schema()
+            qrels_lf = pl.LazyFrame(schema={Q: schema[Q], D: schema[D], REL: pl.Int64})
+        else:
+            qrels_where = _describe(qrels, "qrels")
+            qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
     run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
@@ -341,9 +379,14 @@ def prepare(
             raise InputError(msg)
         if col not in keys:
             keys.append(col)
+    if opts.target is not None:
+        _check_target(run_lf, opts.target, run_where)
     if opts.ties == "input":
         run_lf = run_lf.with_row_index("_order")
-    prep = Prepared(run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where, sources)
+    prep = Prepared(
+        run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where, sources,
+        qrels_given=qrels is not None or judged is not None,
+    )
     if validate:
         _validate(prep)  # before the cast below, so that fractional grades are caught
     if qrels_lf.collect_schema()[REL] != pl.Int64:
@@ -374,7 +417,10 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
 def per_query_wide(prep: Prepared, *, warn: bool = True) -> pl.DataFrame:
     """Collect the per-query frame (one column per measure) for the evaluated queries."""
     qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
-    plan = per_query_plan(prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys)
+    plan = per_query_plan(
+        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys,
+        qrels_given=prep.qrels_given,
+    )
     try:
         wide = plan.collect()
     except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
@@ -464,6 +510,8 @@ def evaluate(
     ties: str = "trec_eval",
     score_dtype: str = "float64",
     judged_only: bool = False,
+    target: str | None = None,
+    target_order: str = "desc",
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
@@ -505,6 +553,14 @@ def evaluate(
         scores as float32, so that nearby scores tie).
     judged_only
         Drop unjudged documents from every ranking before evaluating (trec_eval ``-J``).
+    target
+        A column of the run (or judged frame) holding the *target ranking* that the measures
+        comparing two rankings (``KendallTau``, ``SpearmanRho``, ``Footrule``, ``CIndex``...)
+        compare the scores with: a second score, or a rank with ``target_order="asc"``. Without
+        it their target is the relevance grades (items of one grade are tied). With it the
+        qrels may be omitted: queries with target values are then the evaluated ones.
+    target_order
+        ``"desc"``: larger target values rank first (default); ``"asc"``: smaller first.
     qrels_columns, run_columns
         Column mappings, e.g. ``{"query_id": "qid", "score": "sim"}``.
 
@@ -544,7 +600,7 @@ def evaluate(
         qrels, run, measures, judged=judged, by=by, qrels_columns=qrels_columns,
         run_columns=run_columns, complete=complete, depth=depth,
         relevance_level=relevance_level, ties=ties, score_dtype=score_dtype,
-        judged_only=judged_only,
+        judged_only=judged_only, target=target, target_order=target_order,
     )
     wide = per_query_wide(prep)
     if per_query:
@@ -553,7 +609,7 @@ def evaluate(
 
 
 def explain(
-    qrels: Source,
+    qrels: Source | None,
     run: Source,
     measures: MeasureSpec | Iterable[MeasureSpec],
     **options: Any,
@@ -572,5 +628,6 @@ def explain(
     prep = prepare(qrels, run, measures, validate=False, **options)
     qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     return per_query_plan(
-        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys
+        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys,
+        qrels_given=prep.qrels_given,
     ).explain()

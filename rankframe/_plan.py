@@ -21,6 +21,7 @@ from rankframe._errors import MeasureError
 from rankframe._measures import Ctx, Measure
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
+TARGET = "_target"
 HAS_RUN, HAS_QRELS = "_has_run", "_has_qrels"
 
 TiePolicy = Literal["trec_eval", "average", "input"]
@@ -37,8 +38,19 @@ class Options:
     ties: TiePolicy = "trec_eval"
     score_dtype: Literal["float64", "float32"] = "float64"
     judged_only: bool = False
+    #: A run column holding the target ranking (a second score or a rank), for the measures
+    #: that compare two rankings; ``None``: the relevance grades are the target.
+    target: str | None = None
+    #: ``"desc"``: larger target values rank first (scores); ``"asc"``: smaller first (ranks).
+    target_order: Literal["desc", "asc"] = "desc"
 
     def __post_init__(self) -> None:
+        if self.target is not None and not isinstance(self.target, str):
+            msg = f"The 'target' option must be a column name. Got {self.target!r}."
+            raise MeasureError(msg)
+        if self.target_order not in ("desc", "asc"):
+            msg = f"The 'target_order' option must be 'desc' or 'asc'. Got {self.target_order!r}."
+            raise MeasureError(msg)
         if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):
             msg = f"The 'depth' option must be an int >= 1 or None. Got {self.depth!r}."
             raise MeasureError(msg)
@@ -93,7 +105,11 @@ def judged_frame(
     qrels_keys = list(qrels_keys or [])
     score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
     cols = [*keys, Q, D, S] + (["_order"] if opts.ties == "input" else [])
-    run = run.select(cols).with_columns(pl.col(S).cast(score_dtype))
+    target = []
+    if opts.target is not None:
+        value = pl.col(opts.target).cast(pl.Float64)
+        target = [(value if opts.target_order == "desc" else -value).alias(TARGET)]
+    run = run.select(*cols, *target).with_columns(pl.col(S).cast(score_dtype))
     qrels = qrels.select(*qrels_keys, Q, D, REL)
     if opts.judged_only:
         if opts.depth is not None:  # trec_eval cuts at the depth first, then drops unjudged docs
@@ -107,6 +123,7 @@ def judged_frame(
     if opts.depth is not None:
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
     extra = [pl.col(S).alias("_score")] if opts.ties == "average" else []
+    extra += [pl.col(TARGET)] if opts.target is not None else []
     ranked = ranked.select(*keys, Q, D, RANK, *extra)
     if len(qrels_keys) == len(keys):
         return ranked.join(
@@ -131,8 +148,13 @@ def per_query_plan(
     keys: list[str],
     opts: Options,
     qrels_keys: list[str] | None = None,
+    *,
+    qrels_given: bool = True,
 ) -> pl.LazyFrame:
-    """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure."""
+    """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
+
+    ``qrels_given=False``: the qrels are empty because only a ``target`` column judges the run.
+    """
     average = opts.ties == "average"
     if average:
         unsupported = [repr(m) for m in measures if not m.SUPPORTS_AVERAGE_TIES]
@@ -143,20 +165,36 @@ def per_query_plan(
             )
             raise MeasureError(msg)
     frame = judged_frame(run, qrels, keys, opts, qrels_keys)
+    levels = None
+    if any(m.NEEDS_LEVELS and getattr(m, "levels", None) is None for m in measures):
+        levels = target_levels(run, qrels, opts)
+    partials: dict[str, pl.Expr] = {}
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
-        average_ties=average,
+        average_ties=average, partials=partials,
+        target=pl.col(TARGET) if opts.target is not None else None,
+        score=pl.col("_score") if average else None, levels=levels,
     )
-    exprs = [m.aggregation(ctx) for m in measures]
+    exprs, post = [], []
+    for m in measures:
+        e = m.aggregation(ctx)
+        # a measure built from shared partial sums is combined after the group_by
+        (post if _uses_partials(e) else exprs).append(e)
     if ctx.tie_columns:
         # the tie group of a retrieved document: its query and its score (_score kept for this)
         group = [*keys, Q, "_score"]
         frame = frame.with_columns(e.mean().over(group).alias(n) for n, e in ctx.tie_columns.items())
+    judged = pl.col(REL).is_not_null().any()
+    if opts.target is not None and not qrels_given:
+        judged = pl.col(TARGET).is_not_null().any()  # no qrels: the target column judges
     out = frame.group_by([*keys, Q]).agg(
         pl.col(RANK).is_not_null().any().alias(HAS_RUN),
-        pl.col(REL).is_not_null().any().alias(HAS_QRELS),
+        judged.alias(HAS_QRELS),
         *exprs,
+        *(e.alias(n) for n, e in partials.items()),
     )
+    if post:
+        out = out.with_columns(post).drop(list(partials))
     if opts.judged_only:
         # -J may empty a ranking; the query was still in the run and is evaluated (num_ret 0)
         present = run.select(*keys, Q).unique().with_columns(pl.lit(True).alias("_present"))
@@ -164,3 +202,34 @@ def per_query_plan(
             (pl.col(HAS_RUN) | pl.col("_present").fill_null(False)).alias(HAS_RUN)
         ).drop("_present")
     return out
+
+
+def _uses_partials(e: pl.Expr) -> bool:
+    """Whether an expression reads a partial-sum column (``_part...``)."""
+    return any(name.startswith("_part") for name in e.meta.root_names())
+
+
+#: The most distinct target-column values a level-wise measure (MAUC) accepts.
+MAX_LEVELS = 64
+
+
+def target_levels(run: pl.LazyFrame, qrels: pl.LazyFrame, opts: Options) -> tuple[float, ...]:
+    """The distinct target values: grades (negative as 0, 0 always in) or a target column's.
+
+    A small scan of one column, collected before the plan: level-wise measures build one
+    expression per pair of levels.
+    """
+    if opts.target is None:
+        grades = qrels.select(pl.col(REL).clip(lower_bound=0).unique()).collect().to_series()
+        return tuple(sorted({0.0, *(float(g) for g in grades)}))
+    values = run.select(pl.col(opts.target).cast(pl.Float64).unique().head(MAX_LEVELS + 1))
+    found = values.collect().to_series()
+    if found.len() > MAX_LEVELS:
+        msg = (
+            f"The target column {opts.target!r} has more than {MAX_LEVELS} distinct values; "
+            "MAUC averages over every pair of levels and is meant for graded targets. Use "
+            "CIndex (the pair-weighted form) or give MAUC(levels=(...))."
+        )
+        raise MeasureError(msg)
+    sign = 1.0 if opts.target_order == "desc" else -1.0
+    return tuple(sorted(sign * float(v) for v in found))

@@ -24,7 +24,18 @@ import polars as pl
 from rankframe._measures import Ctx, Measure
 from rankframe._names import parse_measure
 
-__all__ = ["average_precision", "measure", "ndcg", "precision", "recall", "reciprocal_rank"]
+__all__ = [
+    "auc",
+    "average_precision",
+    "c_index",
+    "kendall_tau",
+    "measure",
+    "ndcg",
+    "precision",
+    "recall",
+    "reciprocal_rank",
+    "spearman_rho",
+]
 
 
 def _col(c: str | pl.Expr) -> pl.Expr:
@@ -32,7 +43,12 @@ def _col(c: str | pl.Expr) -> pl.Expr:
 
 
 def _ctx(
-    score: str | pl.Expr, label: str | pl.Expr, doc: str | pl.Expr | None, relevance_level: int
+    score: str | pl.Expr,
+    label: str | pl.Expr,
+    doc: str | pl.Expr | None,
+    relevance_level: int,
+    target: str | pl.Expr | None = None,
+    average: bool = False,
 ) -> Ctx:
     s = _col(score)
     if doc is None:
@@ -42,7 +58,11 @@ def _ctx(
             "ordinal", descending=True
         )
     rank = pl.when(s.is_not_null()).then(rank)
-    return Ctx(rank=rank, rel=_col(label).cast(pl.Int64), relevance_level=relevance_level)
+    return Ctx(
+        rank=rank, rel=_col(label).cast(pl.Int64), relevance_level=relevance_level,
+        target=None if target is None else _col(target).cast(pl.Float64),
+        score=s if average else None,
+    )
 
 
 def measure(
@@ -52,6 +72,8 @@ def measure(
     label: str | pl.Expr = "label",
     doc: str | pl.Expr | None = None,
     relevance_level: int = 1,
+    target: str | pl.Expr | None = None,
+    ties: str = "trec_eval",
 ) -> pl.Expr:
     """Return the aggregation expression of any measure, for ``group_by(query).agg(...)``.
 
@@ -66,6 +88,13 @@ def measure(
         without it ties keep the row order.
     relevance_level
         Minimum grade counted as relevant by binary measures.
+    target
+        For the measures comparing two rankings (``KendallTauB``, ``CIndex``, ``Footrule``...):
+        a column whose values (higher is better) are the target ranking; by default the
+        label grades are.
+    ties
+        ``"trec_eval"`` (default): score ties are broken (by ``doc`` descending, else by row
+        order); ``"average"``: they stay ties, for the measures comparing two rankings only.
 
     Returns
     -------
@@ -78,13 +107,27 @@ def measure(
     >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [3, 2, 1], "label": [0, 1, 1]})
     >>> df.group_by("q").agg(measure("AP")).item(0, "AP")  # (1/2 + 2/3) / 2
     0.5833333333333333
+    >>> df.group_by("q").agg(measure("KendallTauB", ties="average")).item(0, "KendallTauB")
+    -0.8164965809277261
     """
     parsed = parse_measure(spec)
     if len(parsed) != 1:
         msg = f"{spec!r} names {len(parsed)} measures; build one expression per measure."
         raise ValueError(msg)
     m = parsed[0]
-    return m.aggregation(_ctx(score, label, doc, relevance_level))
+    if ties not in ("trec_eval", "average"):
+        msg = f"ties must be 'trec_eval' or 'average'. Got {ties!r}."
+        raise ValueError(msg)
+    if ties == "average" and not m.COMPARES_RANKINGS:
+        msg = (
+            f"ties='average' in an expression is supported for the measures comparing two "
+            f"rankings only, not {m!r}; use rankframe.evaluate(..., ties='average') for it."
+        )
+        raise ValueError(msg)
+    if target is not None and not m.COMPARES_RANKINGS:
+        msg = f"{m!r} does not compare two rankings; target= applies to e.g. KendallTauB, CIndex."
+        raise ValueError(msg)
+    return m.aggregation(_ctx(score, label, doc, relevance_level, target, ties == "average"))
 
 
 def ndcg(k: int | None = None, **kwargs: object) -> pl.Expr:
@@ -150,3 +193,62 @@ def reciprocal_rank(**kwargs: object) -> pl.Expr:
     0.5
     """
     return measure("RR", **kwargs)  # type: ignore[arg-type]
+
+
+def kendall_tau(*, variant: str = "b", **kwargs: object) -> pl.Expr:
+    """Kendall's tau between the scores and the target; see :func:`measure`.
+
+    ``variant="b"``: tau-b (tie-corrected, as scipy); ``"seed"``: seed 004's
+    :math:`1 - 4D/(c(c-1))`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"q": 1, "score": [3.0, 2.0, 1.0], "other": [1.0, 3.0, 2.0]})
+    >>> df.group_by("q").agg(kendall_tau(target="other")).item(0, 1)
+    -0.3333333333333333
+    """
+    names = {"b": "KendallTauB", "seed": "KendallTau"}
+    if variant not in names:
+        msg = f"variant must be 'b' or 'seed'. Got {variant!r}."
+        raise ValueError(msg)
+    return measure(names[variant], **kwargs)  # type: ignore[arg-type]
+
+
+def spearman_rho(**kwargs: object) -> pl.Expr:
+    """Spearman's rank correlation between the scores and the target; see :func:`measure`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"q": 1, "score": [3.0, 2.0, 1.0], "other": [1.0, 3.0, 2.0]})
+    >>> df.group_by("q").agg(spearman_rho(target="other")).item(0, 1)
+    -0.5
+    """
+    return measure("SpearmanRho", **kwargs)  # type: ignore[arg-type]
+
+
+def auc(rel: int | None = None, **kwargs: object) -> pl.Expr:
+    """Area under the ROC curve of the labels (relevant: grade >= ``rel``); see :func:`measure`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"q": 1, "score": [0.9, 0.8, 0.3], "label": [0, 1, 1]})
+    >>> df.group_by("q").agg(auc()).item(0, 1)
+    0.0
+    """
+    return measure("AUC" if rel is None else f"AUC(rel={rel})", **kwargs)  # type: ignore[arg-type]
+
+
+def c_index(**kwargs: object) -> pl.Expr:
+    """Concordance index of the scores against graded labels (or a target); see :func:`measure`.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> df = pl.DataFrame({"q": 1, "score": [0.9, 0.8, 0.3], "label": [2, 0, 1]})
+    >>> df.group_by("q").agg(c_index()).item(0, 1)  # 2 of the 3 ordered pairs
+    0.6666666666666666
+    """
+    return measure("CIndex", **kwargs)  # type: ignore[arg-type]

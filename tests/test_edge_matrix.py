@@ -30,6 +30,7 @@ BOUNDED_0_1 = set(
     """
     AP Bpref ERR F1 G GMAP GMBpref HitRate IPrec IPrecAvg Judged P R RBP RBPResidual RR RelP Rprec
     RprecMult SetAP SetF SetP SetR SetRelP Success Unjudged binG infAP nDCG
+    AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
     """.split()
 )
 #: Families outside [0, 1], and why; they must still be >= 0 unless listed in SIGNED.
@@ -46,8 +47,19 @@ NOT_BOUNDED_0_1 = {
     "RnDCG": "trec_eval's Rndcg, not normalised to 1",
     "nDCG_rel": "trec_eval's ndcg_rel, normalised over the relevant documents only",
     "RelString": "a string",
+    "Footrule": "a sum of rank differences",
+    "SpearmanDist": "a sum of squared rank differences",
+    "KendallDist": "a count of inverted pairs",
+    "PosError": "a count of items",
+    "DiscError": "a weighted sum of rank differences",
+    "RankDCG": "a sum of gains",
+    "SpearmanRho": "a correlation in [-1, 1]",
+    "KendallTau": "a correlation in [-1, 1]",
+    "KendallTauB": "a correlation in [-1, 1]",
+    "Gamma": "a correlation in [-1, 1]",
+    "SomersD": "a correlation in [-1, 1]",
 }
-SIGNED = {"Utility"}
+SIGNED = {"Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
 NON_NEGATIVE = set(NOT_BOUNDED_0_1) - SIGNED
 
 HUGE_K = 10**9

@@ -126,6 +126,20 @@ class Ctx:
     average_ties: bool = False
     #: Row-level expressions that the planner must average over tie groups (filled by measures).
     tie_columns: dict[str, pl.Expr] = field(default_factory=dict, compare=False)
+    #: The target ranking's values (higher is better) when it is a column of the run rather
+    #: than the relevance grades; null on rows that are not items (judged documents the run
+    #: did not return).
+    target: pl.Expr | None = None
+    #: The run's score, where predicted ties must stay ties (the "average" tie policy).
+    score: pl.Expr | None = None
+    #: Per-query partial sums shared between measures (see :meth:`partial`); ``None`` inlines
+    #: them (a single expression for users' own ``group_by``).
+    partials: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: Distinguishes the partials of derived contexts (``judged_only``).
+    variant: str = ""
+    #: The distinct target values of the evaluation (grades, or a target column's values),
+    #: for measures that need the levels up front (``MAUC``); filled by the planner.
+    levels: tuple[float, ...] | None = None
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
@@ -138,6 +152,20 @@ class Ctx:
             return value
         column = f"_tie_{name}"
         self.tie_columns[column] = value
+        return pl.col(column)
+
+    def partial(self, name: str, value: pl.Expr) -> pl.Expr:
+        """Return a per-query aggregation that several measures may share.
+
+        In the planner, ``value`` is evaluated once in the ``group_by`` under a name derived
+        from ``name`` (equal names must mean equal expressions) and the returned column
+        reference is combined after it; a measure that uses partials must build its whole
+        result from them. Elsewhere ``value`` itself is returned.
+        """
+        if self.partials is None:
+            return value
+        column = f"_part{self.variant}_{name}"
+        self.partials.setdefault(column, value)
         return pl.col(column)
 
     # helpers used by measure modules -------------------------------------------------
@@ -185,6 +213,10 @@ class Ctx:
             rank=self.rank.filter(keep).rank("ordinal"),
             rel=self.rel.filter(keep),
             relevance_level=self.relevance_level,
+            target=None if self.target is None else self.target.filter(keep),
+            partials=self.partials,
+            variant=self.variant + "J",
+            levels=self.levels,
         )
 
     def expected_hits(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
@@ -241,6 +273,11 @@ class Measure:
     ALIASES: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     #: Whether the "average" tie policy is supported (see the planner).
     SUPPORTS_AVERAGE_TIES: ClassVar[bool] = False
+    #: Whether the measure compares the predicted ranking with a target ranking (accepts
+    #: ``target=`` columns and keeps predicted ties under ``ties="average"`` by itself).
+    COMPARES_RANKINGS: ClassVar[bool] = False
+    #: Whether the measure needs :attr:`Ctx.levels` (the planner then scans the targets).
+    NEEDS_LEVELS: ClassVar[bool] = False
 
     __slots__ = ("_params",)
 

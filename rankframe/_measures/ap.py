@@ -15,14 +15,18 @@ from rankframe._measures._base import (
 )
 from rankframe._measures._trec import long_cutoffs, single
 
+NORMS = ("num_rel", "num_rel_ret")
 
-def _ap(ctx: Ctx, rel: int | None, cutoff: int | None) -> pl.Expr:
+
+def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") -> pl.Expr:
     hit = ctx.relevant(rel) & ctx.retrieved
     if cutoff is not None:
         hit = hit & (ctx.rank <= cutoff).fill_null(False)
     ranks = ctx.rank.filter(hit)
     # within a query, the i-th relevant retrieved document (by rank) contributes i / rank
     precisions = ranks.rank("ordinal").cast(pl.Float64) / ranks
+    if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
+        return safe_div(precisions.sum(), ranks.len())
     return safe_div(precisions.sum(), ctx.num_rel(rel))
 
 
@@ -37,6 +41,9 @@ class AP(Measure):
         every relevant document of the query.
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+    norm : {"num_rel", "num_rel_ret"}
+        The denominator :math:`R`: every judged relevant document (trec_eval, default), or only
+        the relevant documents retrieved within the cutoff (the AP@k of seed 003).
 
     Notes
     -----
@@ -44,6 +51,10 @@ class AP(Measure):
 
     with :math:`R` the number of judged relevant documents (retrieved or not). Relevant documents
     that are not retrieved contribute 0. Undefined when :math:`R = 0`: the query scores 0.
+    With ``norm="num_rel_ret"``,
+    :math:`AP@k = \sum_{i \le k} y_i\, P@i \,/\, \sum_{i \le k} y_i` (seed 003,
+    e8001a1f40bccacb), whose mean over queries is its MAP@k; a perfect top k then scores 1
+    even when more relevant documents exist.
     Cost: one filter and one rank of the relevant retrieved documents per query.
 
     References
@@ -64,12 +75,16 @@ class AP(Measure):
     """
 
     NAME = "AP"
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    PARAMS = (
+        Param("cutoff", "int", None, POSITIVE_INT),
+        Param("rel", "int", None),
+        Param("norm", "str", "num_rel", (lambda v: v in NORMS, "one of 'num_rel', 'num_rel_ret'")),
+    )
     ALIASES = {"map": {}}
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        return _ap(ctx, self.rel, self.cutoff)
+        return _ap(ctx, self.rel, self.cutoff, self.norm)
 
 
 @register

@@ -1,0 +1,161 @@
+r"""Items, target and predicted values, and the pair counts behind the rank comparisons.
+
+The measures that compare the predicted ranking with a *target ranking* (seed 004's rank
+distances, correlations, AUC, C-index, gamma...) see each query as a set of items with two
+values, both "higher is better":
+
+- the **target** ``t``: the relevance grade (negative and missing grades count as 0, so
+  unjudged retrieved documents are items of grade 0: a multipartite target whose grades are
+  tied), or a target column of the run (``evaluate(target=...)``: a total order or any other);
+- the **prediction** ``p``: minus the rank under the tie policy in force, so that the
+  trec_eval order is a total order of the retrieved documents; under ``ties="average"`` equal
+  scores stay tied. Judged documents the run did not return (or that fell below the depth)
+  are items too, tied with each other below every retrieved one.
+
+Pair counts over the :math:`N = c(c-1)/2` unordered pairs of the ``c`` items:
+
+- :math:`C`: concordant (both values strictly ordered, the same way),
+- :math:`D`: discordant (both strictly ordered, opposite ways),
+- :math:`T_p`, :math:`T_t`: tied in the prediction, in the target (pairs tied in both are in
+  both counts), :math:`T_{pt}`: tied in both.
+
+They come from ranks, in :math:`O(c \log c)` per query: sort the targets by prediction
+(descending, target descending within predicted ties), then the rank of each target among the
+ones before it (Polars' ``rolling_rank`` over a window longer than any query) counts the
+earlier items with a smaller target (discordant) and with a larger or equal one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from rankframe._measures._base import Ctx, safe_div
+
+#: A rolling window longer than any query: ``rolling_rank`` over it ranks each prefix.
+_WINDOW = 2**31 - 1
+F64 = pl.Float64
+
+
+@dataclass(frozen=True)
+class Items:
+    """The items of a query with their target and predicted values (see the module)."""
+
+    ctx: Ctx
+    t: pl.Expr
+    p: pl.Expr
+    #: Identifies the target (grades, binarised grades, a column) in partial-sum names.
+    key: str
+    #: Whether retrieved items may tie in the prediction ("average" ties); else only the
+    #: unretrieved items (prediction -inf) tie, which makes several counts cheaper.
+    pred_ties: bool = False
+
+    def partial(self, name: str, value: pl.Expr) -> pl.Expr:
+        """A per-query sum shared by every measure over the same items."""
+        return self.ctx.partial(f"{self.key}_{name}", value)
+
+    # --- counts --------------------------------------------------------------------------
+    @property
+    def c(self) -> pl.Expr:
+        """The number of items."""
+        return self.partial("c", self.t.len().cast(F64))
+
+    @property
+    def pairs(self) -> pl.Expr:
+        """:math:`N = c(c-1)/2`."""
+        c = self.c
+        return c * (c - 1.0) / 2.0
+
+    @property
+    def _prefix_smaller(self) -> pl.Expr:
+        """Sum over the items of the earlier items (in predicted order) with a smaller target."""
+        seq = self.t.sort_by([self.p, self.t], descending=[True, True])
+        # a -inf sentinel at the end (its rank is 1, it precedes nothing) keeps the sequence
+        # non-empty: Polars 2.1 panics on a rolling rank over an empty group
+        ranks = seq.extend_constant(float("-inf"), 1).rolling_rank(_WINDOW, method="min", min_samples=1)
+        return self.partial("prefix_min", ranks.cast(F64).sum() - 1.0 - self.t.len().cast(F64))
+
+    def _tie_pairs(self, name: str, value: pl.Expr) -> pl.Expr:
+        # sum of max-ranks = c(c+1)/2 + sum over tie groups of m(m-1)/2
+        total = value.rank("max").cast(F64).sum() - value.len().cast(F64) * (value.len() + 1) / 2.0
+        return self.partial(name, total)
+
+    @property
+    def _unretrieved(self) -> pl.Expr:
+        return self.p == float("-inf")
+
+    @property
+    def discordant(self) -> pl.Expr:
+        """:math:`D`: pairs ordered one way by the prediction and the other by the target."""
+        # the prediction's ties were put in target-descending order: none is counted here
+        return self._prefix_smaller
+
+    @property
+    def tied_target(self) -> pl.Expr:
+        """:math:`T_t`: pairs tied in the target."""
+        return self._tie_pairs("tied_t", self.t)
+
+    @property
+    def tied_pred(self) -> pl.Expr:
+        """:math:`T_p`: pairs tied in the prediction."""
+        if self.pred_ties:
+            return self._tie_pairs("tied_p", self.p)
+        u = self.partial("unretrieved", self._unretrieved.sum().cast(F64))
+        return u * (u - 1.0) / 2.0
+
+    @property
+    def tied_both(self) -> pl.Expr:
+        """:math:`T_{pt}`: pairs tied in both."""
+        if self.pred_ties:
+            return self._tie_pairs("tied_pt", pl.struct(self.p.alias("p"), self.t.alias("t")))
+        return self._tie_pairs("tied_pt", self.t.filter(self._unretrieved))
+
+    @property
+    def concordant(self) -> pl.Expr:
+        """:math:`C`: pairs ordered the same way by both."""
+        # N = C + D + T_t + (T_p - T_pt)
+        return self.pairs - self.discordant - self.tied_target - (self.tied_pred - self.tied_both)
+
+    # --- ranks ---------------------------------------------------------------------------
+    def target_rank(self) -> pl.Expr:
+        """Target rank of each item, 1 = best, mid-ranks for ties (row level)."""
+        return self.t.rank("average", descending=True)
+
+    def pred_rank(self) -> pl.Expr:
+        """Predicted rank of each item, 1 = best, mid-ranks for ties (row level)."""
+        return self.p.rank("average", descending=True)
+
+    def concordance(self) -> pl.Expr:
+        """The share of the pairs the target orders that the prediction orders alike.
+
+        Predicted ties count 1/2 (AUC, C-index); 0 when the target orders no pair.
+        """
+        num = self.concordant + (self.tied_pred - self.tied_both) / 2.0
+        return safe_div(num, self.pairs - self.tied_target)
+
+
+def items(ctx: Ctx, *, binary: bool = False, rel: int | None = None) -> Items:
+    """The items of each query, their target and predicted values (see the module).
+
+    ``binary``: the target is "relevant" (grade, or target value, >= ``rel`` or the
+    evaluation's relevance level) vs not: a bipartite target.
+    """
+    level = ctx.level(rel)
+    if ctx.target is not None:
+        t, key = ctx.target, "T"
+        if binary:
+            t, key = (t >= level).cast(F64), f"T{level}"
+    elif binary:
+        t, key = ctx.relevant(rel).cast(F64), f"R{level}"
+    else:
+        t, key = ctx.rel.clip(lower_bound=0).fill_null(0).cast(F64), "G"
+    if ctx.score is not None:  # "average" ties: equal scores stay tied
+        p = -ctx.score.rank("min", descending=True).cast(F64)
+    else:
+        p = -ctx.rank.cast(F64)
+    p = p.fill_null(float("-inf"))  # not retrieved: tied below every retrieved item
+    if ctx.target is not None:
+        keep = ctx.target.is_not_null()
+        t, p = t.filter(keep), p.filter(keep)
+    return Items(ctx, t, p, key, pred_ties=ctx.score is not None)
