@@ -7,6 +7,8 @@ values, both "higher is better":
 - the **target** ``t``: the relevance grade (negative and missing grades count as 0, so
   unjudged retrieved documents are items of grade 0: a multipartite target whose grades are
   tied), or a target column of the run (``evaluate(target=...)``: a total order or any other);
+  with grades the items are the retrieved documents and the judged ones (grade >= 0; a
+  document with a negative grade that was not retrieved is not an item);
 - the **prediction** ``p``: minus the rank under the tie policy in force, so that the
   trec_eval order is a total order of the retrieved documents; under ``ties="average"`` equal
   scores stay tied. Judged documents the run did not return (or that fell below the depth)
@@ -155,7 +157,8 @@ def items(ctx: Ctx, *, binary: bool = False, rel: int | None = None) -> Items:
     else:
         p = -ctx.rank.cast(F64)
     p = p.fill_null(float("-inf"))  # not retrieved: tied below every retrieved item
-    if ctx.target is not None:
-        keep = ctx.target.is_not_null()
-        t, p = t.filter(keep), p.filter(keep)
+    # items: with a target column its rows; with grades the retrieved documents and the judged
+    # ones (grade >= 0; a negative grade not retrieved is neither, as under judged_only)
+    keep = ctx.target.is_not_null() if ctx.target is not None else ctx.retrieved | ctx.judged
+    t, p = t.filter(keep), p.filter(keep)
     return Items(ctx, t, p, key, pred_ties=ctx.score is not None)
