@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, safe_div
+from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, safe_div
 
 #: A rolling window longer than any query: ``rolling_rank`` over it ranks each prefix.
 _WINDOW = 2**31 - 1
@@ -162,3 +162,15 @@ def items(ctx: Ctx, *, binary: bool = False, rel: int | None = None) -> Items:
     keep = ctx.target.is_not_null() if ctx.target is not None else ctx.retrieved | ctx.judged
     t, p = t.filter(keep), p.filter(keep)
     return Items(ctx, t, p, key, pred_ties=ctx.score is not None)
+
+
+class Comparison(Measure):
+    """Base of the measures comparing the predicted ranking with a target ranking.
+
+    They accept ``judged_only``, a ``target`` column and keep predicted ties under the
+    "average" tie policy by themselves (through :func:`items`).
+    """
+
+    PARAMS = (JUDGED_ONLY,)
+    SUPPORTS_AVERAGE_TIES = True
+    COMPARES_RANKINGS = True

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, safe_div
-from rankframe._measures._pairs import F64, items
+from rankframe._measures._base import JUDGED_ONLY, Ctx, Param, register, safe_div
+from rankframe._measures._pairs import F64, Comparison, items
 
 _SEED_004 = (
     "Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions (tutorial slides, "
@@ -26,7 +26,7 @@ def _when_pairs(n: pl.Expr, value: pl.Expr) -> pl.Expr:
 
 
 @register
-class Footrule(Measure):
+class Footrule(Comparison):
     r"""Spearman's footrule: the summed absolute rank differences (seed 004).
 
     Parameters
@@ -60,9 +60,6 @@ class Footrule(Measure):
     """
 
     NAME = "Footrule"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -71,7 +68,7 @@ class Footrule(Measure):
 
 
 @register
-class SpearmanDist(Measure):
+class SpearmanDist(Comparison):
     r"""Spearman's distance: the summed squared rank differences (seed 004).
 
     Parameters
@@ -101,9 +98,6 @@ class SpearmanDist(Measure):
     """
 
     NAME = "SpearmanDist"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -112,7 +106,7 @@ class SpearmanDist(Measure):
 
 
 @register
-class SpearmanRho(Measure):
+class SpearmanRho(Comparison):
     r"""Spearman's rank correlation coefficient (seed 004).
 
     Parameters
@@ -145,9 +139,6 @@ class SpearmanRho(Measure):
     """
 
     NAME = "SpearmanRho"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -161,7 +152,7 @@ class SpearmanRho(Measure):
 
 
 @register
-class KendallDist(Measure):
+class KendallDist(Comparison):
     r"""Kendall's distance: the number of item pairs the prediction inverts (seed 004).
 
     Parameters
@@ -200,8 +191,6 @@ class KendallDist(Measure):
 
     NAME = "KendallDist"
     PARAMS = (Param("normalize", "bool", False), JUDGED_ONLY)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -212,7 +201,7 @@ class KendallDist(Measure):
 
 
 @register
-class KendallTau(Measure):
+class KendallTau(Comparison):
     r"""Kendall's tau as the seed defines it: one minus the normalised distance (seed 004).
 
     Parameters
@@ -243,9 +232,6 @@ class KendallTau(Measure):
     """
 
     NAME = "KendallTau"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -255,7 +241,7 @@ class KendallTau(Measure):
 
 
 @register
-class KendallTauB(Measure):
+class KendallTauB(Comparison):
     r"""Kendall's tau-b, the tie-corrected rank correlation.
 
     Parameters
@@ -288,9 +274,6 @@ class KendallTauB(Measure):
     """
 
     NAME = "KendallTauB"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -302,7 +285,7 @@ class KendallTauB(Measure):
 
 
 @register
-class Gamma(Measure):
+class Gamma(Comparison):
     r"""Goodman and Kruskal's gamma: agreement among the pairs both rankings order (seed 004).
 
     Parameters
@@ -337,9 +320,6 @@ class Gamma(Measure):
     """
 
     NAME = "Gamma"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -349,7 +329,7 @@ class Gamma(Measure):
 
 
 @register
-class SomersD(Measure):
+class SomersD(Comparison):
     r"""Somers' d of the prediction given the target.
 
     Parameters
@@ -381,9 +361,6 @@ class SomersD(Measure):
     """
 
     NAME = "SomersD"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -392,7 +369,7 @@ class SomersD(Measure):
 
 
 @register
-class KendallLoss(Measure):
+class KendallLoss(Comparison):
     r"""The Kendall-tau loss of seed 000: the fraction of pairs whose order differs.
 
     Parameters
@@ -426,9 +403,6 @@ class KendallLoss(Measure):
     """
 
     NAME = "KendallLoss"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -438,7 +412,7 @@ class KendallLoss(Measure):
 
 
 @register
-class PrefJaccard(Measure):
+class PrefJaccard(Comparison):
     r"""Jaccard coefficient of the predicted and the target sets of binary preferences (seed 004).
 
     Parameters
@@ -472,9 +446,6 @@ class PrefJaccard(Measure):
     """
 
     NAME = "PrefJaccard"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -15,19 +15,18 @@ from rankframe._measures._base import (
     JUDGED_ONLY,
     POSITIVE_INT,
     Ctx,
-    Measure,
     Param,
     register,
     safe_div,
 )
-from rankframe._measures._pairs import F64, Items, items
+from rankframe._measures._pairs import F64, Comparison, Items, items
 
 GAINS = ("rank", "level")
 _GAIN = Param("gain", "str", "rank", (lambda v: v in GAINS, "one of 'rank', 'level'"))
 
 
 @register
-class PosError(Measure):
+class PosError(Comparison):
     r"""Position error: how many items the prediction puts before the target's best (seed 004).
 
     Parameters
@@ -61,9 +60,6 @@ class PosError(Measure):
     """
 
     NAME = "PosError"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -78,7 +74,7 @@ class PosError(Measure):
 
 
 @register
-class DiscError(Measure):
+class DiscError(Comparison):
     r"""Discounted error: the footrule weighted towards the target's top (seed 004).
 
     Parameters
@@ -113,9 +109,6 @@ class DiscError(Measure):
     """
 
     NAME = "DiscError"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -184,7 +177,7 @@ _RANK_DCG_NOTES = r"""
 
 
 @register
-class RankDCG(Measure):
+class RankDCG(Comparison):
     __doc__ = r"""Discounted cumulative gain of the predicted ranking against a target (seed 004).
 
     Parameters
@@ -218,8 +211,6 @@ class RankDCG(Measure):
 
     NAME = "RankDCG"
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), _GAIN, JUDGED_ONLY)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -227,7 +218,7 @@ class RankDCG(Measure):
 
 
 @register
-class RankNDCG(Measure):
+class RankNDCG(Comparison):
     __doc__ = r"""Normalised DCG of the predicted ranking against a target (seed 004).
 
     Parameters
@@ -262,8 +253,6 @@ class RankNDCG(Measure):
 
     NAME = "RankNDCG"
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), _GAIN, JUDGED_ONLY)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -272,7 +261,7 @@ class RankNDCG(Measure):
 
 
 @register
-class nDCGLoss(Measure):  # noqa: N801 - the measure's canonical name
+class nDCGLoss(Comparison):  # noqa: N801 - the measure's canonical name
     r"""The NDCG loss of seed 000: one minus NDCG with a top-k discount.
 
     Parameters
@@ -312,8 +301,6 @@ class nDCGLoss(Measure):  # noqa: N801 - the measure's canonical name
 
     NAME = "nDCGLoss"
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), JUDGED_ONLY)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -325,7 +312,7 @@ class nDCGLoss(Measure):  # noqa: N801 - the measure's canonical name
 
 
 @register
-class AUC(Measure):
+class AUC(Comparison):
     r"""Area under the ROC curve of a bipartite target (Mann-Whitney; seed 004).
 
     Parameters
@@ -365,8 +352,6 @@ class AUC(Measure):
 
     NAME = "AUC"
     PARAMS = (Param("rel", "int", None), JUDGED_ONLY)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -374,7 +359,7 @@ class AUC(Measure):
 
 
 @register
-class CIndex(Measure):
+class CIndex(Comparison):
     r"""Concordance index of a multipartite (graded) or total target (Gönen & Heller; seed 004).
 
     Parameters
@@ -413,9 +398,6 @@ class CIndex(Measure):
     """
 
     NAME = "CIndex"
-    PARAMS = (JUDGED_ONLY,)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -459,7 +441,7 @@ class PairAcc(CIndex):
 
 
 @register
-class MAUC(Measure):
+class MAUC(Comparison):
     r"""Unweighted mean of the pairwise AUCs of the target levels (Jonckheere-Terpstra; seed 004).
 
     Parameters
@@ -505,8 +487,6 @@ class MAUC(Measure):
 
     NAME = "MAUC"
     PARAMS = (Param("levels", "floats", None), JUDGED_ONLY)
-    SUPPORTS_AVERAGE_TIES = True
-    COMPARES_RANKINGS = True
     NEEDS_LEVELS = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
