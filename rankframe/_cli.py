@@ -155,14 +155,19 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.no_qrels and args.target is None:
         msg = "--no-qrels needs --target COLUMN: the target column then judges the runs."
         raise UsageError(msg)
-    if len(args.inputs) < (1 if args.no_qrels else 2):
+    no_qrels = args.no_qrels or args.prefs is not None
+    if args.no_qrels and args.prefs is not None:
+        msg = "--no-qrels and --prefs exclude each other: the target is a column or the preferences."
+        raise UsageError(msg)
+    if len(args.inputs) < (1 if no_qrels else 2):
         hint = ""
         if any(os.path.exists(m) for m in args.measures or ()):
             hint = (
                 " (-m takes every word after it as a measure: put -m after the files, "
                 "or end its list with --)"
             )
-        msg = f"evaluate needs a QRELS file and at least one RUN file{hint}."
+        need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
+        msg = f"evaluate needs {need}{hint}."
         raise UsageError(msg)
     if not args.measures:
         msg = "name at least one measure with -m, e.g. -m nDCG@10 AP R@1000 (see 'rankframe measures')."
@@ -178,13 +183,13 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         if not measures:
             raise UsageError(note)
         print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
-    qrels, *runs = [None, *args.inputs] if args.no_qrels else args.inputs
+    qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
     with _warnings_to_stderr():
         frame = evaluate(
             qrels, _run_names(runs), args.measures, per_query=args.per_query,
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
-            target=args.target, target_order=args.target_order,
+            target=args.target, target_order=args.target_order, prefs=args.prefs,
         )
     _emit(WRITERS[args.format](frame, measures), args.output)
     return 0
@@ -366,7 +371,8 @@ def build_parser() -> argparse.ArgumentParser:
             f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 --format parquet -o out.parquet\n"
             f"  {PROG} evaluate qrels.txt run.txt -m KendallTauB CIndex AUC Footrule\n"
             f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
-            "-m KendallTauB SpearmanRho"
+            "-m KendallTauB SpearmanRho\n"
+            f"  {PROG} evaluate --prefs prefs.txt run.txt -m KendallDist Gamma CIndex"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -405,6 +411,11 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--no-qrels", action="store_true",
         help="every FILE is a run, judged by its --target column only",
+    )
+    ev.add_argument(
+        "--prefs", metavar="PREFS",
+        help="preference pairs (trec_eval prefs file or a table) as the target of KendallDist, "
+        "Gamma, SomersD, CIndex, PrefJaccard; every FILE is then a run",
     )
     ev.set_defaults(func=_cmd_evaluate, parser=ev)
 

@@ -17,6 +17,7 @@ from rankframe._io import LINE, Source, describe, read_judged, read_qrels, read_
 from rankframe._measures import MIN_GEO_MEAN, Measure
 from rankframe._names import parse_measures
 from rankframe._plan import HAS_QRELS, HAS_RUN, REL, D, Options, Q, S, per_query_plan
+from rankframe._prefs import preference_pairs, read_prefs_source
 
 MeasureSpec = str | Measure
 
@@ -36,6 +37,8 @@ class Prepared:
     run_sources: dict[str, str] = field(default_factory=dict)
     #: Whether qrels were given (else a target column judges the run).
     qrels_given: bool = True
+    #: Preference pairs ``query_id, _a, _b`` when they are the target (``prefs=...``).
+    pairs: pl.LazyFrame | None = None
 
 
 def _describe(source: Any, role: str = "input") -> str:
@@ -337,13 +340,29 @@ def prepare(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     validate: bool = True,
+    prefs: Source | None = None,
     **options: Any,
 ) -> Prepared:
     """Read, map, align and validate inputs; parse measures and options."""
     opts = Options(**options)
     parsed = parse_measures(measures)
     sources: dict[str, str] = {}
-    if judged is not None:
+    prefs_lf = None
+    if prefs is not None:
+        if qrels is not None or judged is not None or opts.target is not None:
+            msg = (
+                "prefs=... is the target of the comparison; pass it instead of qrels, a judged "
+                "frame or a target column, not with them."
+            )
+            raise InputError(msg)
+        if run is None:
+            msg = "evaluate(prefs=...) needs a run to compare with the preferences."
+            raise InputError(msg)
+        prefs_lf = read_prefs_source(prefs)
+        run_lf, run_where, sources = _runs_input(run, run_columns)
+        qrels_where = _describe(prefs, "prefs")
+        qrels_lf = prefs_lf.select(Q, D).unique().with_columns(pl.lit(0, pl.Int64).alias(REL))
+    elif judged is not None:
         if qrels is not None or run is not None:
             msg = "Pass either qrels and run, or judged=..., not both."
             raise InputError(msg)
@@ -367,7 +386,10 @@ def prepare(
         else:
             qrels_where = _describe(qrels, "qrels")
             qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
-    run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
+    if prefs_lf is not None:
+        run_lf, qrels_lf, prefs_lf = _align_ids(run_lf, qrels_lf, prefs_lf)
+    else:
+        run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     for col in by or ():
@@ -385,7 +407,8 @@ def prepare(
         run_lf = run_lf.with_row_index("_order")
     prep = Prepared(
         run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where, sources,
-        qrels_given=qrels is not None or judged is not None,
+        qrels_given=qrels is not None or judged is not None or prefs is not None,
+        pairs=None if prefs_lf is None else preference_pairs(prefs_lf),
     )
     if validate:
         _validate(prep)  # before the cast below, so that fractional grades are caught
@@ -419,7 +442,7 @@ def per_query_wide(prep: Prepared, *, warn: bool = True) -> pl.DataFrame:
     qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     plan = per_query_plan(
         prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys,
-        qrels_given=prep.qrels_given,
+        qrels_given=prep.qrels_given, pairs=prep.pairs,
     )
     try:
         wide = plan.collect()
@@ -512,6 +535,7 @@ def evaluate(
     judged_only: bool = False,
     target: str | None = None,
     target_order: str = "desc",
+    prefs: Source | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
@@ -561,6 +585,15 @@ def evaluate(
         qrels may be omitted: queries with target values are then the evaluated ones.
     target_order
         ``"desc"``: larger target values rank first (default); ``"asc"``: smaller first.
+    prefs
+        Instead of qrels: explicit preference pairs as the target, a trec_eval ``prefs`` file
+        (``qid jg jsg docno rel_level``) or a table with those columns (``query_id, jg, jsg,
+        doc_id, rel_level``; the groups optional). Within a judgment subgroup a document is
+        preferred to those with a lower level (closed transitively across the subgroups of a
+        group, as in trec_eval). The items are the documents the preferences name; the
+        measures defined on a set of pairs accept it (``KendallDist``, ``Gamma``,
+        ``SomersD``, ``CIndex``/``PairAcc``, ``PrefJaccard``). For trec_eval's own preference
+        measures use ``rankframe trec_eval -R prefs``.
     qrels_columns, run_columns
         Column mappings, e.g. ``{"query_id": "qid", "score": "sim"}``.
 
@@ -600,7 +633,7 @@ def evaluate(
         qrels, run, measures, judged=judged, by=by, qrels_columns=qrels_columns,
         run_columns=run_columns, complete=complete, depth=depth,
         relevance_level=relevance_level, ties=ties, score_dtype=score_dtype,
-        judged_only=judged_only, target=target, target_order=target_order,
+        judged_only=judged_only, target=target, target_order=target_order, prefs=prefs,
     )
     wide = per_query_wide(prep)
     if per_query:
@@ -629,5 +662,5 @@ def explain(
     qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     return per_query_plan(
         prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys,
-        qrels_given=prep.qrels_given,
+        qrels_given=prep.qrels_given, pairs=prep.pairs,
     ).explain()

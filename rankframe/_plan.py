@@ -18,7 +18,7 @@ from typing import Literal
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures import Ctx, Measure
+from rankframe._measures import REGISTRY, Ctx, Measure
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 TARGET = "_target"
@@ -150,11 +150,24 @@ def per_query_plan(
     qrels_keys: list[str] | None = None,
     *,
     qrels_given: bool = True,
+    pairs: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
 
     ``qrels_given=False``: the qrels are empty because only a ``target`` column judges the run.
+    ``pairs``: preference pairs ``query_id, _a, _b`` are the target (``qrels`` then lists the
+    documents they name); only measures defined on pairs alone are accepted.
     """
+    if pairs is not None:
+        unsupported = [repr(m) for m in measures if not m.PAIRWISE_TARGET]
+        if unsupported:
+            ok = sorted(n for n, cls in REGISTRY.items() if cls.PAIRWISE_TARGET)
+            msg = (
+                f"Preference pairs (prefs=...) are a target for the measures defined on a set "
+                f"of pairs: {', '.join(ok)}; not for {', '.join(unsupported)}. Evaluate those "
+                "against qrels (grades) or a target column."
+            )
+            raise MeasureError(msg)
     average = opts.ties == "average"
     if average:
         unsupported = [repr(m) for m in measures if not m.SUPPORTS_AVERAGE_TIES]
@@ -165,6 +178,8 @@ def per_query_plan(
             )
             raise MeasureError(msg)
     frame = judged_frame(run, qrels, keys, opts, qrels_keys)
+    if pairs is not None:
+        frame = with_pair_counts(frame, pairs, keys, average=average)
     levels = None
     if any(m.NEEDS_LEVELS and getattr(m, "levels", None) is None for m in measures):
         levels = target_levels(run, qrels, opts)
@@ -174,10 +189,16 @@ def per_query_plan(
         average_ties=average, partials=partials,
         target=pl.col(TARGET) if opts.target is not None else None,
         score=pl.col("_score") if average else None, levels=levels,
+        pref_counts=None if pairs is None else (pl.col(PC), pl.col(PD), pl.col(PT)),
     )
     exprs, post = [], []
     for m in measures:
-        e = m.aggregation(ctx)
+        if opts.target is not None and opts.target_order == "asc" and getattr(m, "levels", None):
+            # explicit levels are in the column's units; the plan negates an ascending target
+            flipped = m.replace(levels=tuple(-v for v in m.levels))
+            e = flipped.aggregation(ctx).alias(repr(m))
+        else:
+            e = m.aggregation(ctx)
         # a measure built from shared partial sums is combined after the group_by
         (post if _uses_partials(e) else exprs).append(e)
     if ctx.tie_columns:
@@ -202,6 +223,43 @@ def per_query_plan(
             (pl.col(HAS_RUN) | pl.col("_present").fill_null(False)).alias(HAS_RUN)
         ).drop("_present")
     return out
+
+
+PC, PD, PT = "_pref_c", "_pref_d", "_pref_t"
+
+
+def with_pair_counts(
+    frame: pl.LazyFrame, pairs: pl.LazyFrame, keys: list[str], *, average: bool
+) -> pl.LazyFrame:
+    """Add each document's counts of the target pairs ``doc > other`` it heads.
+
+    ``_pref_c``: those the prediction orders alike, ``_pref_d``: the other way, ``_pref_t``:
+    ties.
+
+    The prediction is the rank in force (or, under "average" ties, the score's min-rank), with
+    documents not retrieved tied below the retrieved ones. Two joins of the (small) pair table
+    with the ranked rows, one ``group_by`` per preferred document, one join back.
+    """
+    group = [*keys, Q]
+    if average:
+        p = -pl.col("_score").rank("min", descending=True).over(group).cast(pl.Float64)
+    else:
+        p = -pl.col(RANK).cast(pl.Float64)
+    frame = frame.with_columns(p.fill_null(float("-inf")).alias("_pv"))
+    docs = frame.filter(pl.col(REL).is_not_null()).select(*group, D, "_pv")
+    counted = (
+        docs.join(pairs, left_on=[Q, D], right_on=[Q, "_a"])
+        .join(docs, left_on=[*group, "_b"], right_on=[*group, D], suffix="_b", nulls_equal=True)
+        .group_by([*group, D])
+        .agg(
+            (pl.col("_pv") > pl.col("_pv_b")).sum().alias(PC),
+            (pl.col("_pv") < pl.col("_pv_b")).sum().alias(PD),
+            (pl.col("_pv") == pl.col("_pv_b")).sum().alias(PT),
+        )
+    )
+    return frame.join(counted, on=[*group, D], how="left", nulls_equal=True).with_columns(
+        pl.col(PC, PD, PT).fill_null(0)
+    )
 
 
 def _uses_partials(e: pl.Expr) -> bool:

@@ -25,11 +25,25 @@ fixed-point iteration of joins over all queries at once (iterations, not queries
 from __future__ import annotations
 
 import os
+from typing import Any
 
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io import LINE, TREC_QRELS_COLS, D, Q, S, _read_bytes, _split_fields, _to_number
+from rankframe._io import (
+    LINE,
+    TREC_QRELS_COLS,
+    D,
+    Q,
+    S,
+    _is_pathlike,
+    _read_bytes,
+    _split_fields,
+    _suffixes,
+    _to_lazy,
+    _to_number,
+    describe,
+)
 
 JG, JSG, LEVEL = "jg", "jsg", "rel_level"
 PREFS_COLS = (Q, JG, JSG, D, LEVEL)
@@ -80,6 +94,52 @@ def read_prefs(path: str | os.PathLike[str]) -> pl.LazyFrame:
     df = _split_fields(_read_bytes(path, "qrels"), names, path, "qrels")
     df = _to_number(df, LEVEL, pl.Float64, path, "rel_level")
     return df.select(*PREFS_COLS, LINE).lazy()
+
+
+def read_prefs_source(source: Any) -> pl.LazyFrame:
+    """Preferences from a trec_eval ``prefs`` text file or a table with the same columns.
+
+    A table (Polars, pandas, Arrow frame, or a Parquet/CSV/TSV/IPC file) needs ``query_id, jg,
+    jsg, doc_id, rel_level``; ``jg`` and ``jsg`` may be omitted (one group per query). Nulls
+    and non-finite levels are refused with the place of the first one.
+
+    Raises
+    ------
+    InputError
+        For a missing column, a null id or group, or a level that is not a finite number.
+    """
+    if _is_pathlike(source) and not any(
+        sfx in _suffixes(os.fspath(source))
+        for sfx in (".parquet", ".pq", ".csv", ".tsv", ".arrow", ".ipc", ".feather")
+    ) and not os.path.isdir(os.fspath(source)):
+        return read_prefs(source)
+    lf, _ = _to_lazy(source, "prefs")
+    where = describe(source, "prefs")
+    names = lf.collect_schema().names()
+    missing = [c for c in (Q, D, LEVEL) if c not in names]
+    if missing:
+        msg = (
+            f"The preferences ({where}) lack the column(s) {', '.join(map(repr, missing))}; "
+            f"they need {', '.join(PREFS_COLS)} (jg and jsg optional). Found: "
+            f"{', '.join(map(repr, names))}."
+        )
+        raise InputError(msg)
+    groups = [pl.col(c).cast(pl.String) if c in names else pl.lit("0").alias(c) for c in (JG, JSG)]
+    lf = lf.select(Q, *groups, D, LEVEL, *([LINE] if LINE in names else []))
+    bad = lf.filter(
+        pl.any_horizontal(pl.col(Q, JG, JSG, D).is_null())
+        | ~pl.col(LEVEL).cast(pl.Float64).is_finite().fill_null(False)
+    ).head(1).collect()
+    if bad.height:
+        row = bad.row(0, named=True)
+        col = next((c for c in (Q, JG, JSG, D) if row[c] is None), LEVEL)
+        line = f", line {row[LINE]}" if row.get(LINE) is not None else ""
+        msg = (
+            f"{where}{line}, column {col!r}: {row[col]!r} is not valid ({row!r}). Every "
+            "preference needs a query, a document and a finite level; drop or fill such rows."
+        )
+        raise InputError(msg)
+    return lf.with_columns(pl.col(LEVEL).cast(pl.Float64))
 
 
 def read_qrels_prefs(path: str | os.PathLike[str]) -> pl.LazyFrame:
@@ -191,6 +251,57 @@ def _closure(edges: pl.DataFrame) -> pl.DataFrame:
         )
         raise InputError(msg)
     return edges.filter(pl.col("a") != pl.col("b"))
+
+
+def preference_pairs(prefs: pl.LazyFrame) -> pl.LazyFrame:
+    """The set of binary preferences ``a > b`` that a preferences table states, per query.
+
+    Within a judgment group with a single subgroup every document is preferred to those with a
+    lower ``rel_level`` (already transitive); a group with several subgroups holds the union of
+    its subgroups' preferences, closed under transitivity (as in trec_eval). The result is the
+    union over the judgment groups of a query, each ordered pair once: a pair stated one way in
+    one group and the other way in another is kept both ways.
+
+    Parameters
+    ----------
+    prefs
+        ``query_id, jg, jsg, doc_id, rel_level`` (as :func:`read_prefs` returns them).
+
+    Returns
+    -------
+    pl.LazyFrame
+        ``query_id, _a, _b``: document ``_a`` is preferred to ``_b``. The transitive closure of
+        multi-subgroup groups is computed eagerly (a few joins over the preferences only).
+
+    Raises
+    ------
+    InputError
+        When a judgment group prefers two documents to each other.
+
+    Examples
+    --------
+    >>> prefs = pl.LazyFrame({"query_id": ["q"] * 3, "jg": ["g"] * 3, "jsg": ["s"] * 3,
+    ...                       "doc_id": ["a", "b", "c"], "rel_level": [2.0, 1.0, 1.0]})
+    >>> preference_pairs(prefs).sort("_b").collect().rows()
+    [('q', 'a', 'b'), ('q', 'a', 'c')]
+    """
+    keys = [Q, JG]
+    rows = prefs.select(Q, JG, JSG, D, LEVEL).with_columns(
+        (pl.col(JSG).n_unique().over(keys) > 1).alias("_pa")
+    )
+    direct = (
+        rows.join(rows.select(*keys, JSG, LEVEL, pl.col(D).alias("_b")), on=[*keys, JSG])
+        .filter(pl.col(LEVEL) > pl.col(f"{LEVEL}_right"), pl.col(D) != pl.col("_b"))
+        .select(*keys, "_pa", pl.col(D).alias("_a"), "_b")
+    )
+    single = direct.filter(~pl.col("_pa")).select(Q, "_a", "_b")
+    multi = direct.filter(pl.col("_pa")).select(*keys, pl.col("_a").alias("a"), pl.col("_b").alias("b"))
+    multi_df = multi.collect()
+    parts = [single]
+    if multi_df.height:
+        closed = _closure(multi_df).select(Q, pl.col("a").alias("_a"), pl.col("b").alias("_b"))
+        parts.append(closed.lazy())
+    return pl.concat(parts, how="vertical_relaxed").unique()
 
 
 def prefs_per_query(

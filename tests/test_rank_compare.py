@@ -721,3 +721,13 @@ def _builder_all_null_target() -> tuple[float, ...]:
 def test_empty_item_set(make: Callable[[], Sequence[float]]) -> None:
     # pair counts over no item once made Polars panic (rolling rank over an empty group)
     assert all(v == 0.0 for v in make())
+
+
+def test_mauc_explicit_levels_follow_an_ascending_target() -> None:
+    # levels given in the column's units (ranks) must mean the same as the scanned levels
+    run = pl.DataFrame({"query_id": "q", "doc_id": list("abcde"), "score": [5.0, 4, 3, 2, 1],
+                        "r": [2, 1, 3, 1, 3]})
+    got = rf.evaluate(run=run, target="r", target_order="asc",
+                      measures=["MAUC", "MAUC(levels=(1,2,3))"])["value"].to_list()
+    # ascending ranks: level 1 {b, d} > level 2 {a} > level 3 {c, e}; AUCs 0/2, 3/4, 2/2
+    assert got == pytest.approx([(0 + 0.75 + 1) / 3] * 2)

@@ -140,6 +140,10 @@ class Ctx:
     #: The distinct target values of the evaluation (grades, or a target column's values),
     #: for measures that need the levels up front (``MAUC``); filled by the planner.
     levels: tuple[float, ...] | None = None
+    #: With preference pairs as the target (``evaluate(prefs=...)``): per item, the number of
+    #: the target's pairs ``item > other`` that the prediction orders the same way, the other
+    #: way, and ties: ``(concordant, discordant, tied)``; filled by the planner.
+    pref_counts: tuple[pl.Expr, pl.Expr, pl.Expr] | None = None
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
@@ -217,6 +221,9 @@ class Ctx:
             partials=self.partials,
             variant=self.variant + "J",
             levels=self.levels,
+            pref_counts=None if self.pref_counts is None else tuple(  # type: ignore[arg-type]
+                e.filter(keep) for e in self.pref_counts
+            ),
         )
 
     def expected_hits(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
@@ -278,6 +285,9 @@ class Measure:
     COMPARES_RANKINGS: ClassVar[bool] = False
     #: Whether the measure needs :attr:`Ctx.levels` (the planner then scans the targets).
     NEEDS_LEVELS: ClassVar[bool] = False
+    #: Whether the measure is defined on a set of target preference pairs alone (it may then
+    #: be evaluated against ``evaluate(prefs=...)``).
+    PAIRWISE_TARGET: ClassVar[bool] = False
 
     __slots__ = ("_params",)
 

@@ -21,7 +21,14 @@ Pair counts over the :math:`N = c(c-1)/2` unordered pairs of the ``c`` items:
 - :math:`T_p`, :math:`T_t`: tied in the prediction, in the target (pairs tied in both are in
   both counts), :math:`T_{pt}`: tied in both.
 
-They come from ranks, in :math:`O(c \log c)` per query: sort the targets by prediction
+With **preference pairs** as the target (``evaluate(prefs=...)``) the items are the
+documents the preferences name and the target is the set :math:`P` of stated pairs
+``a > b``: the planner counts, per preferred document, its pairs the prediction orders alike,
+the other way or ties (two joins of the pair table with the ranked rows), and
+:math:`C, D` and :math:`N - T_t = |P|` are sums of those counts. Only the measures defined on
+a set of pairs (``PAIRWISE_TARGET``) accept it.
+
+Otherwise they come from ranks, in :math:`O(c \log c)` per query: sort the targets by prediction
 (descending, target descending within predicted ties), then the rank of each target among the
 ones before it (Polars' ``rolling_rank`` over a window longer than any query) counts the
 earlier items with a smaller target (discordant) and with a larger or equal one.
@@ -52,6 +59,9 @@ class Items:
     #: Whether retrieved items may tie in the prediction ("average" ties); else only the
     #: unretrieved items (prediction -inf) tie, which makes several counts cheaper.
     pred_ties: bool = False
+    #: Preference pairs as the target: per item, its pairs' (concordant, discordant, tied)
+    #: counts (see :attr:`Ctx.pref_counts`); ``t`` is then meaningless.
+    prefs: tuple[pl.Expr, pl.Expr, pl.Expr] | None = None
 
     def partial(self, name: str, value: pl.Expr) -> pl.Expr:
         """A per-query sum shared by every measure over the same items."""
@@ -87,15 +97,24 @@ class Items:
     def _unretrieved(self) -> pl.Expr:
         return self.p == float("-inf")
 
+    def _pref_sum(self, i: int, name: str) -> pl.Expr:
+        assert self.prefs is not None
+        return self.partial(name, self.prefs[i].sum().cast(F64))
+
     @property
     def discordant(self) -> pl.Expr:
         """:math:`D`: pairs ordered one way by the prediction and the other by the target."""
+        if self.prefs is not None:
+            return self._pref_sum(1, "pref_d")
         # the prediction's ties were put in target-descending order: none is counted here
         return self._prefix_smaller
 
     @property
     def tied_target(self) -> pl.Expr:
-        """:math:`T_t`: pairs tied in the target."""
+        """:math:`T_t`: pairs tied in the target (with preference pairs: not in the target)."""
+        if self.prefs is not None:
+            stated = self._pref_sum(0, "pref_c") + self.discordant + self.tied_pred_only
+            return self.pairs - stated
         return self._tie_pairs("tied_t", self.t)
 
     @property
@@ -114,8 +133,17 @@ class Items:
         return self._tie_pairs("tied_pt", self.t.filter(self._unretrieved))
 
     @property
+    def tied_pred_only(self) -> pl.Expr:
+        """:math:`T_p - T_{pt}`: pairs the target orders and the prediction ties."""
+        if self.prefs is not None:
+            return self._pref_sum(2, "pref_t")
+        return self.tied_pred - self.tied_both
+
+    @property
     def concordant(self) -> pl.Expr:
         """:math:`C`: pairs ordered the same way by both."""
+        if self.prefs is not None:
+            return self._pref_sum(0, "pref_c")
         # N = C + D + T_t + (T_p - T_pt)
         return self.pairs - self.discordant - self.tied_target - (self.tied_pred - self.tied_both)
 
@@ -133,8 +161,17 @@ class Items:
 
         Predicted ties count 1/2 (AUC, C-index); 0 when the target orders no pair.
         """
-        num = self.concordant + (self.tied_pred - self.tied_both) / 2.0
+        num = self.concordant + self.tied_pred_only / 2.0
         return safe_div(num, self.pairs - self.tied_target)
+
+
+def _prediction(ctx: Ctx) -> pl.Expr:
+    """Minus the predicted rank; -inf for judged documents not retrieved (tied at the bottom)."""
+    if ctx.score is not None:  # "average" ties: equal scores stay tied
+        p = -ctx.score.rank("min", descending=True).cast(F64)
+    else:
+        p = -ctx.rank.cast(F64)
+    return p.fill_null(float("-inf"))
 
 
 def items(ctx: Ctx, *, binary: bool = False, rel: int | None = None) -> Items:
@@ -144,6 +181,12 @@ def items(ctx: Ctx, *, binary: bool = False, rel: int | None = None) -> Items:
     evaluation's relevance level) vs not: a bipartite target.
     """
     level = ctx.level(rel)
+    if ctx.pref_counts is not None:
+        # preference pairs: the items are the documents the preferences name
+        keep = ctx.rel.is_not_null()
+        p = _prediction(ctx).filter(keep)
+        counts = tuple(e.filter(keep) for e in ctx.pref_counts)
+        return Items(ctx, p, p, "P", pred_ties=ctx.score is not None, prefs=counts)  # type: ignore[arg-type]
     if ctx.target is not None:
         t, key = ctx.target, "T"
         if binary:
@@ -152,11 +195,7 @@ def items(ctx: Ctx, *, binary: bool = False, rel: int | None = None) -> Items:
         t, key = ctx.relevant(rel).cast(F64), f"R{level}"
     else:
         t, key = ctx.rel.clip(lower_bound=0).fill_null(0).cast(F64), "G"
-    if ctx.score is not None:  # "average" ties: equal scores stay tied
-        p = -ctx.score.rank("min", descending=True).cast(F64)
-    else:
-        p = -ctx.rank.cast(F64)
-    p = p.fill_null(float("-inf"))  # not retrieved: tied below every retrieved item
+    p = _prediction(ctx)
     # items: with a target column its rows; with grades the retrieved documents and the judged
     # ones (grade >= 0; a negative grade not retrieved is neither, as under judged_only)
     keep = ctx.target.is_not_null() if ctx.target is not None else ctx.retrieved | ctx.judged

@@ -190,6 +190,7 @@ class KendallDist(Comparison):
     """
 
     NAME = "KendallDist"
+    PAIRWISE_TARGET = True
     PARAMS = (Param("normalize", "bool", False), JUDGED_ONLY)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -320,6 +321,7 @@ class Gamma(Comparison):
     """
 
     NAME = "Gamma"
+    PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -361,6 +363,7 @@ class SomersD(Comparison):
     """
 
     NAME = "SomersD"
+    PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -446,6 +449,7 @@ class PrefJaccard(Comparison):
     """
 
     NAME = "PrefJaccard"
+    PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
