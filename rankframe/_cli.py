@@ -151,6 +151,19 @@ def _run_names(paths: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def _partitions_arg(text: str) -> int | str:
+    if text == "files":
+        return text
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"expected an int >= 1 or 'files', got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.no_qrels and args.target is None:
         msg = "--no-qrels needs --target COLUMN: the target column then judges the runs."
@@ -190,6 +203,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
+            partitions=args.partitions, progress=args.progress,
         )
     _emit(WRITERS[args.format](frame, measures), args.output)
     return 0
@@ -416,6 +430,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--prefs", metavar="PREFS",
         help="preference pairs (trec_eval prefs file or a table) as the target of KendallDist, "
         "Gamma, SomersD, CIndex, PrefJaccard; every FILE is then a run",
+    )
+    ev.add_argument(
+        "--partitions", metavar="N|files", type=_partitions_arg,
+        help="evaluate query partition by partition (memory bounded by one): N hash buckets of "
+        "the query ids, or 'files' when no query spans two of the run's Parquet files",
+    )
+    ev.add_argument(
+        "--progress", action="store_true", help="report each partition on stderr",
     )
     ev.set_defaults(func=_cmd_evaluate, parser=ev)
 

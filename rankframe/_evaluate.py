@@ -16,7 +16,7 @@ from rankframe._errors import InputError, RankframeWarning, at
 from rankframe._io import LINE, Source, describe, read_judged, read_qrels, read_run
 from rankframe._measures import MIN_GEO_MEAN, Measure
 from rankframe._names import parse_measures
-from rankframe._plan import HAS_QRELS, HAS_RUN, REL, D, Options, Q, S, per_query_plan
+from rankframe._plan import HAS_QRELS, HAS_RUN, N_RET, REL, D, Options, Q, S, per_query_plan
 from rankframe._prefs import preference_pairs, read_prefs_source
 
 MeasureSpec = str | Measure
@@ -39,6 +39,8 @@ class Prepared:
     qrels_given: bool = True
     #: Preference pairs ``query_id, _a, _b`` when they are the target (``prefs=...``).
     pairs: pl.LazyFrame | None = None
+    #: Every (run, breakdown) group, when ``run`` is one query partition of the evaluation.
+    groups: pl.LazyFrame | None = None
 
 
 def _describe(source: Any, role: str = "input") -> str:
@@ -341,9 +343,14 @@ def prepare(
     run_columns: Mapping[str, str] | None = None,
     validate: bool = True,
     prefs: Source | None = None,
+    cast_grades: bool = True,
     **options: Any,
 ) -> Prepared:
-    """Read, map, align and validate inputs; parse measures and options."""
+    """Read, map, align and validate inputs; parse measures and options.
+
+    ``cast_grades=False`` leaves the grades' dtype for a later :func:`_validate` (which refuses
+    fractional grades) and :func:`cast_grades`.
+    """
     opts = Options(**options)
     parsed = parse_measures(measures)
     sources: dict[str, str] = {}
@@ -412,8 +419,13 @@ def prepare(
     )
     if validate:
         _validate(prep)  # before the cast below, so that fractional grades are caught
-    if qrels_lf.collect_schema()[REL] != pl.Int64:
-        prep.qrels = qrels_lf.with_columns(pl.col(REL).cast(pl.Int64))
+    return _cast_grades(prep) if cast_grades else prep
+
+
+def _cast_grades(prep: Prepared) -> Prepared:
+    """Grades as Int64 (after validation: fractional grades are refused there)."""
+    if prep.qrels.collect_schema()[REL] != pl.Int64:
+        prep.qrels = prep.qrels.with_columns(pl.col(REL).cast(pl.Int64))
     return prep
 
 
@@ -437,53 +449,70 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
     return missing.select(*keys, Q), run_only
 
 
-def per_query_wide(prep: Prepared, *, warn: bool = True) -> pl.DataFrame:
-    """Collect the per-query frame (one column per measure) for the evaluated queries."""
-    qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
+def _qrels_keys(prep: Prepared) -> list[str]:
+    return [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
+
+
+def _raw_wide(prep: Prepared) -> pl.DataFrame:
+    """Collect the per-query plan: every (group, query) of the full join, with its flags."""
     plan = per_query_plan(
-        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys,
-        qrels_given=prep.qrels_given, pairs=prep.pairs,
+        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, _qrels_keys(prep),
+        qrels_given=prep.qrels_given, pairs=prep.pairs, groups=prep.groups,
     )
     try:
-        wide = plan.collect()
+        return plan.collect()
     except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
         # Polars 2.1's streaming group_by panics on some list expressions over zero rows
         # (e.g. a judged-only evaluation whose judgments are all filtered out); the in-memory
         # engine computes the same result.
-        wide = plan.collect(engine="in-memory")
-    if warn:
-        missing, run_only = _coverage(prep, wide, qrels_keys)
-        if missing.height:
-            n = missing.select(Q).n_unique()
-            fate = "scored 0 (complete=True)" if prep.opts.complete else (
-                "skipped; pass complete=True (trec_eval -c) to score them 0"
-            )
-            first = missing.sort([*prep.keys, Q], nulls_last=True).row(0, named=True)
-            example = f"query {first[Q]!r}" + (
-                " in " + ", ".join(f"{k} {first[k]!r}" for k in prep.keys) if prep.keys else ""
-            )
-            scope = "the run" if not prep.keys else (
-                f"some ({', '.join(prep.keys)}) groups: {missing.height} (group, query) pairs"
-            )
-            none_match = "" if wide.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height else (
-                " No judged query has results: check that the query ids of the qrels and the "
-                "run match (e.g. '001' vs 1, or a prefix)."
-            )
-            warnings.warn(
-                f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
-                f"({fate}), e.g. {example}.{none_match}",
-                RankframeWarning,
-                stacklevel=3,
-            )
-        if run_only:
-            warnings.warn(
-                f"{run_only} run quer{'y has' if run_only == 1 else 'ies have'} no judgments and "
-                f"{'is' if run_only == 1 else 'are'} ignored.",
-                RankframeWarning,
-                stacklevel=3,
-            )
+        return plan.collect(engine="in-memory")
+
+
+def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
+    """The evaluated rows of a raw per-query frame, flags dropped, sorted."""
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
-    return wide.filter(keep).drop(HAS_RUN, HAS_QRELS).sort([*prep.keys, Q], nulls_last=True)
+    return raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET).sort([*prep.keys, Q], nulls_last=True)
+
+
+def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
+    missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
+    if missing.height:
+        n = missing.select(Q).n_unique()
+        fate = "scored 0 (complete=True)" if prep.opts.complete else (
+            "skipped; pass complete=True (trec_eval -c) to score them 0"
+        )
+        first = missing.sort([*prep.keys, Q], nulls_last=True).row(0, named=True)
+        example = f"query {first[Q]!r}" + (
+            " in " + ", ".join(f"{k} {first[k]!r}" for k in prep.keys) if prep.keys else ""
+        )
+        scope = "the run" if not prep.keys else (
+            f"some ({', '.join(prep.keys)}) groups: {missing.height} (group, query) pairs"
+        )
+        none_match = "" if raw.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height else (
+            " No judged query has results: check that the query ids of the qrels and the "
+            "run match (e.g. '001' vs 1, or a prefix)."
+        )
+        warnings.warn(
+            f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
+            f"({fate}), e.g. {example}.{none_match}",
+            RankframeWarning,
+            stacklevel=4,
+        )
+    if run_only:
+        warnings.warn(
+            f"{run_only} run quer{'y has' if run_only == 1 else 'ies have'} no judgments and "
+            f"{'is' if run_only == 1 else 'are'} ignored.",
+            RankframeWarning,
+            stacklevel=4,
+        )
+
+
+def per_query_wide(prep: Prepared, *, warn: bool = True) -> pl.DataFrame:
+    """Collect the per-query frame (one column per measure) for the evaluated queries."""
+    raw = _raw_wide(prep)
+    if warn:
+        _warn_coverage(prep, raw)
+    return _evaluated(prep, raw)
 
 
 def aggregate(wide: pl.DataFrame, measures: list[Measure], keys: list[str]) -> pl.DataFrame:
@@ -536,6 +565,9 @@ def evaluate(
     target: str | None = None,
     target_order: str = "desc",
     prefs: Source | None = None,
+    partitions: int | str | None = None,
+    progress: bool = False,
+    output: str | os.PathLike[str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
@@ -594,6 +626,18 @@ def evaluate(
         measures defined on a set of pairs accept it (``KendallDist``, ``Gamma``,
         ``SomersD``, ``CIndex``/``PairAcc``, ``PrefJaccard``). For trec_eval's own preference
         measures use ``rankframe trec_eval -R prefs``.
+    partitions
+        Evaluate query partition by query partition, so that peak memory is bounded by one
+        partition instead of the inputs (the numbers are the same): ``N`` hash buckets of the
+        query ids (each re-scans the inputs with a filter: N scans), or ``"files"`` when the
+        run is a glob or folder of Parquet files in which no query spans two files (one scan).
+        Inputs read into memory (TREC text) are not bounded by it.
+    progress
+        Report each partition (ranked rows, queries, seconds) on stderr; quiet by default.
+    output
+        A Parquet file to write the per-query values to as they are computed, in the
+        ``per_query=True`` layout (with ``partitions``, rows are grouped by partition and
+        sorted within each).
     qrels_columns, run_columns
         Column mappings, e.g. ``{"query_id": "qid", "score": "sim"}``.
 
@@ -629,13 +673,37 @@ def evaluate(
     │ RR      ┆ 0.75  │
     └─────────┴───────┘
     """
+    options: dict[str, Any] = {
+        "complete": complete, "depth": depth, "relevance_level": relevance_level, "ties": ties,
+        "score_dtype": score_dtype, "judged_only": judged_only, "target": target,
+        "target_order": target_order,
+    }
     prep = prepare(
         qrels, run, measures, judged=judged, by=by, qrels_columns=qrels_columns,
-        run_columns=run_columns, complete=complete, depth=depth,
-        relevance_level=relevance_level, ties=ties, score_dtype=score_dtype,
-        judged_only=judged_only, target=target, target_order=target_order, prefs=prefs,
+        run_columns=run_columns, prefs=prefs, validate=partitions is None,
+        cast_grades=partitions is None, **options,
     )
-    wide = per_query_wide(prep)
+    if partitions is None:
+        wide = per_query_wide(prep)
+        if output is not None:
+            _long(wide, prep.measures, [*prep.keys, Q]).write_parquet(output)
+    else:
+        from rankframe._partition import evaluate_parts
+
+        # one named run ({name: path}, as the CLI passes it) keeps its name in each file
+        run_name, run_path = None, run
+        if isinstance(run, Mapping) and len(run) == 1:
+            run_name, run_path = next(iter(run.items()))
+
+        def reprepare(path: str) -> Prepared:
+            return prepare(
+                prep.qrels, path if run_name is None else {run_name: path}, prep.measures, by=by,
+                run_columns=run_columns, validate=False, cast_grades=False, **options,
+            )
+
+        wide = evaluate_parts(
+            prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
+        )
     if per_query:
         return _long(wide, prep.measures, [*prep.keys, Q])
     return _long(aggregate(wide, prep.measures, prep.keys), prep.measures, prep.keys)

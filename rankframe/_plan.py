@@ -23,6 +23,8 @@ from rankframe._measures import REGISTRY, Ctx, Measure
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 TARGET = "_target"
 HAS_RUN, HAS_QRELS = "_has_run", "_has_qrels"
+#: Retrieved documents of each (group, query) row of the plan's result (for progress reports).
+N_RET = "_n_ret"
 
 TiePolicy = Literal["trec_eval", "average", "input"]
 TIE_POLICIES = ("trec_eval", "average", "input")
@@ -96,8 +98,12 @@ def judged_frame(
     keys: list[str],
     opts: Options,
     qrels_keys: list[str] | None = None,
+    groups: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """Ranked run rows joined with every judgment: columns keys, query, doc, rank, relevance.
+
+    ``groups``: every (run, breakdown) group of the evaluation, when ``run`` holds only part of
+    it (a query partition); ``complete`` scores the judged queries missing from each of them.
 
     ``qrels_keys`` are the run keys the qrels carry too (a judged frame with breakdowns): the
     join then matches on them; judgments without those keys are replicated for every group.
@@ -132,7 +138,7 @@ def judged_frame(
     # Replicate the judgments for every (run, breakdown) group that holds the query.
     combos = ranked.select(*keys, Q).unique()
     if opts.complete:
-        every = ranked.select(*keys).unique().join(
+        every = (ranked.select(*keys).unique() if groups is None else groups).join(
             qrels.select(*qrels_keys, Q).unique(), on=qrels_keys or None,
             how="inner" if qrels_keys else "cross", nulls_equal=True,
         )
@@ -151,6 +157,7 @@ def per_query_plan(
     *,
     qrels_given: bool = True,
     pairs: pl.LazyFrame | None = None,
+    groups: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
 
@@ -177,7 +184,7 @@ def per_query_plan(
                 f"{', '.join(unsupported)}. Use ties='trec_eval' (default) or ties='input' for them."
             )
             raise MeasureError(msg)
-    frame = judged_frame(run, qrels, keys, opts, qrels_keys)
+    frame = judged_frame(run, qrels, keys, opts, qrels_keys, groups)
     if pairs is not None:
         frame = with_pair_counts(frame, pairs, keys, average=average)
     levels = None
@@ -210,6 +217,7 @@ def per_query_plan(
         judged = pl.col(TARGET).is_not_null().any()  # no qrels: the target column judges
     out = frame.group_by([*keys, Q]).agg(
         pl.col(RANK).is_not_null().any().alias(HAS_RUN),
+        pl.col(RANK).count().alias(N_RET),
         judged.alias(HAS_QRELS),
         *exprs,
         *(e.alias(n) for n, e in partials.items()),

@@ -249,6 +249,18 @@ class Ctx:
         return expr.otherwise(self.rel.clip(lower_bound=0).cast(pl.Float64))
 
 
+def fsum(values: pl.Expr) -> pl.Expr:
+    """Sum of float values in a fixed order (ascending), whatever order the rows arrive in.
+
+    Float addition is not associative and the rows of a group reach an aggregation in no fixed
+    order (joins and the streaming engine do not keep it), so a plain ``sum`` may differ in the
+    last bit between runs, engines and partitionings. Sorting first makes every per-query value
+    reproducible; filter to the contributing rows before, the sort is then small. (A
+    sequential ``cum_sum``: the optimiser drops a sort in front of a plain ``sum``.)
+    """
+    return values.sort().cum_sum().last().fill_null(0.0)
+
+
 def safe_div(num: pl.Expr, den: pl.Expr, undefined: float = 0.0) -> pl.Expr:
     """``num / den`` with ``undefined`` where ``den`` is 0.
 

@@ -9,6 +9,7 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    fsum,
     register,
     register_trec,
     safe_div,
@@ -26,8 +27,8 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     # within a query, the i-th relevant retrieved document (by rank) contributes i / rank
     precisions = ranks.rank("ordinal").cast(pl.Float64) / ranks
     if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
-        return safe_div(precisions.sum(), ranks.len())
-    return safe_div(precisions.sum(), ctx.num_rel(rel))
+        return safe_div(fsum(precisions), ranks.len())
+    return safe_div(fsum(precisions), ctx.num_rel(rel))
 
 
 @register

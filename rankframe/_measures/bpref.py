@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._base import Ctx, Measure, Param, fsum, register, register_trec, safe_div
 from rankframe._measures._trec import single
 
 
@@ -31,7 +31,7 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
         num_nonrel, num_rel
     )
     per_doc = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
-    return safe_div(per_doc.sum(), num_rel)
+    return safe_div(fsum(per_doc), num_rel)
 
 
 @register

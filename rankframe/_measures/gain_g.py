@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._base import Ctx, Measure, Param, fsum, register, register_trec, safe_div
 from rankframe._measures._trec import gains_from_pairs, pair_params, single
 
 Gains = tuple[tuple[int, float], ...] | None
@@ -113,8 +113,8 @@ class G(Measure):
             position - ideal.len().cast(pl.Int64)
         ).clip(lower_bound=0)
         terms = got / (2.0 + cost - got.cum_sum()).log(2)
-        total = terms.filter(got != 0).sum()
-        ideal_total = ideal.sum()
+        total = fsum(terms.filter(got != 0))
+        ideal_total = fsum(ideal)
         return pl.when(ideal_total > 0).then(total / ideal_total).otherwise(0.0)
 
 
@@ -164,7 +164,7 @@ class binG(Measure):  # noqa: N801 - the measure's canonical name
         ranks = ctx.rank.filter(ctx.relevant(self.rel) & ctx.retrieved).cast(pl.Float64)
         # the k-th relevant document at rank r has r - k non-relevant documents above it
         before = ranks - ranks.rank("ordinal").cast(pl.Float64)
-        return safe_div((1.0 / (before + 2.0).log(2)).sum(), ctx.num_rel(self.rel))
+        return safe_div(fsum(1.0 / (before + 2.0).log(2)), ctx.num_rel(self.rel))
 
 
 register_trec("binG", single("binG", lambda: binG()))

@@ -10,6 +10,7 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    fsum,
     register,
     register_trec,
     safe_div,
@@ -32,7 +33,7 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
     contrib = gain / (ctx.rank.cast(pl.Float64) + 1.0).log(2)
-    return contrib.filter(keep).sum()
+    return fsum(contrib.filter(keep))
 
 
 def ideal_dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
@@ -46,7 +47,7 @@ def ideal_dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
     contrib = ideal / (position.cast(pl.Float64) + 1.0).log(2)
     if cutoff is not None:
         contrib = contrib.filter(position <= cutoff)
-    return contrib.sum()
+    return fsum(contrib)
 
 
 @register

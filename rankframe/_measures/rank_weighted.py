@@ -8,6 +8,9 @@ seed 002's pairwise ranking accuracy. Items, target and prediction as in
 
 from __future__ import annotations
 
+import functools
+import operator
+
 import polars as pl
 
 from rankframe._errors import MeasureError
@@ -16,6 +19,7 @@ from rankframe._measures._base import (
     POSITIVE_INT,
     Ctx,
     Param,
+    fsum,
     register,
     safe_div,
 )
@@ -115,7 +119,7 @@ class DiscError(Comparison):
         it = items(ctx)
         rt = it.target_rank()
         return it.partial(
-            "disc_error", ((rt - it.pred_rank()).abs() / (rt + 1.0).log(2)).sum().cast(F64)
+            "disc_error", fsum(((rt - it.pred_rank()).abs() / (rt + 1.0).log(2)).cast(F64))
         )
 
 
@@ -154,14 +158,14 @@ def _gains(it: Items, gain: str) -> pl.Expr:
 
 def rank_dcg(it: Items, gain: str, cutoff: int | None) -> pl.Expr:
     """Sum of gain x expected discount over the items."""
-    return (_gains(it, gain) * expected_discount(it, cutoff)).sum()
+    return fsum(_gains(it, gain) * expected_discount(it, cutoff))
 
 
 def rank_idcg(it: Items, gain: str, cutoff: int | None) -> pl.Expr:
     """DCG of the items sorted by gain."""
     # equal targets have equal gains: the ordinal target rank is a position in the ideal order
     position = it.t.rank("ordinal", descending=True)
-    return (_gains(it, gain) * _discount(position, cutoff)).sum()
+    return fsum(_gains(it, gain) * _discount(position, cutoff))
 
 
 _RANK_DCG_NOTES = r"""
@@ -540,4 +544,5 @@ class MAUC(Comparison):
                 present.append((nn > 0).cast(F64))
         if not aucs:
             return pl.lit(0.0)
-        return safe_div(pl.sum_horizontal(aucs), pl.sum_horizontal(present))
+        # left folds, not sum_horizontal: the streaming engine sums those in another order
+        return safe_div(functools.reduce(operator.add, aucs), functools.reduce(operator.add, present))

@@ -10,6 +10,7 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    fsum,
     register,
     register_trec,
 )
@@ -147,7 +148,7 @@ class RBP(Measure):
         if self.cutoff is not None:
             keep = keep & (ctx.rank <= self.cutoff).fill_null(False)
         weight = pl.lit(self.p).pow(ctx.rank.cast(pl.Float64) - 1.0)
-        return (1.0 - self.p) * (gain * weight).filter(keep).sum()
+        return (1.0 - self.p) * fsum((gain * weight).filter(keep))
 
 
 @register
@@ -196,7 +197,7 @@ class RBPResidual(Measure):
         unjudged = ctx.retrieved & (ctx.rel.is_null() | (ctx.rel < 0))
         weight = pl.lit(self.p).pow(ctx.rank.cast(pl.Float64) - 1.0)
         tail = pl.lit(self.p).pow(ctx.num_ret.cast(pl.Float64))
-        value = tail + (1.0 - self.p) * weight.filter(unjudged).sum()
+        value = tail + (1.0 - self.p) * fsum(weight.filter(unjudged))
         return pl.when(unjudged.any()).then(value).otherwise(0.0)
 
 

@@ -1,0 +1,193 @@
+"""Query-partitioned evaluation: peak memory bounded by one partition, not by the inputs.
+
+Every measure is a per-query value, so an evaluation splits exactly along queries: each
+partition is planned, validated and collected on its own, and only its per-query rows (one per
+query, not per document) are kept, or written straight to Parquet. Two ways to split:
+
+- ``partitions=N``: buckets by a hash of the query id. Each bucket re-scans the inputs with a
+  filter (the streaming engine holds only the bucket's rows), so N buckets cost N scans: choose
+  the smallest N whose bucket fits in memory.
+- ``partitions="files"``: the run is a set of Parquet files (a glob or a folder) in which no
+  query spans two files (data written partitioned by query): one scan in all, file by file.
+  A query found in two files is an error. Judged queries that no file holds are evaluated in a
+  last, run-less pass (scored 0 under ``complete``, reported missing otherwise).
+
+The per-query frames are concatenated (queries x measures, small) for the coverage warnings
+and the aggregation, so the result is the one an unpartitioned evaluation gives.
+"""
+
+from __future__ import annotations
+
+import glob as globlib
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from typing import Any
+
+import polars as pl
+
+from rankframe._errors import InputError
+from rankframe._evaluate import (
+    Prepared,
+    _cast_grades,
+    _evaluated,
+    _long,
+    _raw_wide,
+    _validate,
+    _warn_coverage,
+)
+from rankframe._plan import HAS_RUN, N_RET, Q
+
+#: The seed of the query hash that assigns buckets (fixed: buckets are reproducible).
+HASH_SEED = 0x5EED
+
+
+def _run_files(run: Any) -> list[str]:
+    """The Parquet files of a run given as a path, a glob or a folder."""
+    if not isinstance(run, str | os.PathLike):
+        msg = (
+            "partitions='files' needs the run as a path: a glob ('runs/part-*.parquet') or a "
+            "folder of Parquet files in which no query spans two files. For frames, use "
+            "partitions=N (hash buckets)."
+        )
+        raise InputError(msg)
+    path = os.fspath(run)
+    if os.path.isdir(path):
+        pattern = os.path.join(path, "**", "*.parquet")
+    else:
+        pattern = path
+    files = sorted(globlib.glob(pattern, recursive=True))
+    if not files:
+        msg = f"No Parquet file matches the run {path!r} (partitions='files')."
+        raise InputError(msg)
+    return files
+
+
+def _hash_parts(prep: Prepared, n: int) -> Iterator[tuple[str, Prepared]]:
+    bucket = pl.col(Q).hash(seed=HASH_SEED) % n
+    for i in range(n):
+        yield f"bucket {i + 1}/{n}", replace(
+            prep,
+            run=prep.run.filter(bucket == i),
+            qrels=prep.qrels.filter(bucket == i),
+            pairs=None if prep.pairs is None else prep.pairs.filter(bucket == i),
+        )
+
+
+def _file_parts(
+    prep: Prepared, files: list[str], reprepare: Callable[[str], Prepared]
+) -> Iterator[tuple[str, Prepared]]:
+    seen: list[pl.DataFrame] = []
+    for i, path in enumerate(files):
+        part = reprepare(path)
+        queries = part.run.select(Q).unique()
+        yield f"file {i + 1}/{len(files)} ({os.path.basename(path)})", replace(
+            part,
+            qrels=prep.qrels.join(queries, on=Q, how="semi"),
+            pairs=None if prep.pairs is None else prep.pairs.join(queries, on=Q, how="semi"),
+            qrels_where=prep.qrels_where,
+            qrels_given=prep.qrels_given,
+            groups=prep.groups,
+        )
+        seen.append(queries.collect().with_columns(pl.lit(path).alias("_file")))
+        if len(seen) > 1:
+            earlier = pl.concat(seen[:-1])
+            both = earlier.join(seen[-1].drop("_file"), on=Q, how="semi").head(1)
+            if both.height:
+                msg = (
+                    f"Query {both[Q][0]!r} is in two run files, {both['_file'][0]!r} and "
+                    f"{path!r}: partitions='files' needs every query in one file. Write the run "
+                    "partitioned by query, or use partitions=N (hash buckets)."
+                )
+                raise InputError(msg)
+    # the judged queries that no file holds: a run-less pass (missing, or 0 under complete)
+    seen_q = pl.concat(seen).select(Q).lazy() if seen else None
+    rest = prep.qrels if seen_q is None else prep.qrels.join(seen_q, on=Q, how="anti")
+    yield "judged queries without results", replace(
+        prep, run=prep.run.head(0), qrels=rest,
+        pairs=None if prep.pairs is None else prep.pairs.head(0),
+    )
+
+
+class _Sink:
+    """Per-query rows appended to one Parquet file, partition by partition."""
+
+    def __init__(self, path: str | os.PathLike[str] | None) -> None:
+        self.path = None if path is None else os.fspath(path)
+        self.writer: Any = None
+
+    def write(self, frame: pl.DataFrame) -> None:
+        if self.path is None or frame.height == 0:
+            return
+        import pyarrow.parquet as pq
+
+        table = frame.to_arrow()
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, table.schema)
+        self.writer.write_table(table.cast(self.writer.schema))
+
+    def close(self, empty: pl.DataFrame) -> None:
+        if self.path is None:
+            return
+        if self.writer is None:
+            empty.write_parquet(self.path)
+        else:
+            self.writer.close()
+
+
+def evaluate_parts(
+    prep: Prepared,
+    partitions: int | str,
+    *,
+    run: Any,
+    reprepare: Callable[[str], Prepared],
+    progress: bool,
+    output: str | os.PathLike[str] | None,
+) -> pl.DataFrame:
+    """Evaluate partition by partition; return the per-query frame of the evaluated queries.
+
+    ``reprepare(path)``: the preparation of one run file (``partitions="files"``). Coverage
+    warnings are given once, for the whole evaluation.
+    """
+    if prep.keys:
+        # complete=True scores the missing judged queries for every group: all groups are
+        # needed in each partition (one scan of the key columns)
+        prep = replace(prep, groups=prep.run.select(*prep.keys).unique().collect().lazy())
+    if partitions == "files":
+        parts = _file_parts(prep, _run_files(run), reprepare)
+    elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
+        parts = _hash_parts(prep, partitions)
+    else:
+        msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
+        raise InputError(msg)
+    sink = _Sink(output)
+    raws: list[pl.DataFrame] = []
+    start = time.perf_counter()
+    try:
+        for label, part in parts:
+            t0 = time.perf_counter()
+            _validate(part)
+            raw = _raw_wide(_cast_grades(part))
+            raws.append(raw)
+            wide = _evaluated(prep, raw)
+            sink.write(_long(wide, prep.measures, [*prep.keys, Q]))
+            if progress:
+                rows = raw[N_RET].sum()
+                queries = raw.filter(pl.col(HAS_RUN)).height
+                print(
+                    f"rankframe: {label}: {rows:,} ranked rows, {queries:,} queries, "
+                    f"{time.perf_counter() - t0:.1f} s (total {time.perf_counter() - start:.1f} s)",
+                    file=sys.stderr, flush=True,
+                )
+    finally:
+        if raws:
+            empty = _long(_evaluated(prep, raws[0].head(0)), prep.measures, [*prep.keys, Q])
+            sink.close(empty)
+    raw = pl.concat(raws, how="vertical_relaxed")
+    _warn_coverage(prep, raw)
+    return _evaluated(prep, raw)
+
+
+__all__ = ["evaluate_parts"]

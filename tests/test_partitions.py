@@ -1,0 +1,188 @@
+"""Query-partitioned evaluation gives exactly the numbers of one plan, on every engine.
+
+Exact equality (not a tolerance): per-query sums are taken in a fixed order (``fsum``), so the
+streaming engine, the in-memory engine, hash buckets and file partitions must agree bit for bit.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+
+import rankframe as rf
+from rankframe import InputError
+from rankframe._measures import REGISTRY, Measure, load_all
+
+load_all()
+
+
+def _default(cls: type[Measure]) -> Measure | None:
+    try:
+        m = cls()
+    except rf.MeasureError:
+        cutoff = next((p for p in cls.PARAMS if p.name == "cutoff"), None)
+        if cutoff is None:
+            return None
+        m = cls(cutoff=10 if cutoff.kind == "int" else 0.5)
+    return m if m.DTYPE == pl.Float64 else None
+
+
+#: One default instance of every numeric family, and a few cutoffs.
+MEASURES = [m for cls in REGISTRY.values() if (m := _default(cls)) is not None] + [
+    rf.measures.nDCG @ 10, rf.measures.P @ 5, rf.measures.AP @ 100,
+]
+
+
+def _data(seed: int = 0, queries: int = 60) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """A run with score ties, unjudged and negative judgments, judged unretrieved documents,
+    judged queries without results and run queries without judgments."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for q in range(queries):
+        n = int(rng.integers(1, 40))
+        docs = rng.choice(200, size=n, replace=False)
+        scores = rng.integers(0, 8, size=n) / 4  # many exact ties
+        rows += [(f"q{q}", f"d{d}", float(s)) for d, s in zip(docs, scores, strict=True)]
+    run = pl.DataFrame(rows, schema=["query_id", "doc_id", "score"], orient="row")
+    judged = []
+    for q in range(5, queries + 5):  # q0-q4 unjudged, q60-q64 judged but not retrieved
+        docs = rng.choice(200, size=int(rng.integers(1, 30)), replace=False)
+        judged += [(f"q{q}", f"d{d}", int(rng.integers(-1, 4))) for d in docs]
+    qrels = pl.DataFrame(judged, schema=["query_id", "doc_id", "relevance"], orient="row")
+    return qrels, run
+
+
+def _eval(qrels: pl.DataFrame, run: object, **kw: object) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rf.evaluate(qrels, run, MEASURES, per_query=True, **kw)
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
+    qrels, run = _data()
+    return qrels, run, _eval(qrels, run)
+
+
+@pytest.mark.parametrize("partitions", [1, 3, 7])
+@pytest.mark.parametrize("complete", [False, True])
+def test_hash_buckets_equal_one_plan(data: tuple, partitions: int, complete: bool) -> None:
+    qrels, run, _ = data
+    whole = _eval(qrels, run, complete=complete)
+    parts = _eval(qrels, run, complete=complete, partitions=partitions)
+    assert parts.equals(whole)
+
+
+def test_engines_and_repeats_agree_bit_for_bit(data: tuple) -> None:
+    qrels, run, whole = data
+    assert _eval(qrels, run).equals(whole)  # the same plan twice
+    with pl.Config() as cfg:
+        cfg.set_engine_affinity("in-memory")
+        assert _eval(qrels, run).equals(whole)
+        assert _eval(qrels, run, partitions=4).equals(whole)
+
+
+def _write_by_query(run: pl.DataFrame, folder: Path, files: int) -> None:
+    folder.mkdir()
+    bucket = run["query_id"].str.slice(1).cast(pl.Int64) % files
+    for i in range(files):
+        run.filter(bucket == i).write_parquet(folder / f"part-{i}.parquet")
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_files_equal_one_plan(data: tuple, tmp_path: Path, complete: bool) -> None:
+    qrels, run, _ = data
+    _write_by_query(run, tmp_path / "run", 4)
+    whole = _eval(qrels, run, complete=complete)
+    for source in (tmp_path / "run", str(tmp_path / "run" / "part-*.parquet")):
+        assert _eval(qrels, source, complete=complete, partitions="files").equals(whole)
+
+
+def test_several_runs_and_breakdowns(tmp_path: Path) -> None:
+    qrels, run = _data(1)
+    other = run.with_columns(pl.col("score").reverse().over("query_id"))
+    both = pl.concat([
+        run.with_columns(run=pl.lit("a"), locale=pl.lit("en")),
+        other.with_columns(run=pl.lit("b"), locale=pl.col("query_id").str.len_chars().cast(pl.String)),
+    ])
+    for complete in (False, True):
+        whole = _eval(qrels, both, by=["locale"], complete=complete)
+        assert _eval(qrels, both, by=["locale"], complete=complete, partitions=5).equals(whole)
+        folder = tmp_path / f"runs-{complete}"
+        _write_by_query(both, folder, 3)
+        files = _eval(qrels, folder, by=["locale"], complete=complete, partitions="files")
+        assert files.equals(whole)
+        means = rf.evaluate(qrels, both, ["AP"], by=["locale"], complete=complete)
+        assert rf.evaluate(
+            qrels, both, ["AP"], by=["locale"], complete=complete, partitions=3
+        ).equals(means)
+
+
+def test_warnings_are_those_of_one_plan(data: tuple) -> None:
+    qrels, run, _ = data
+    with pytest.warns(rf.RankframeWarning) as whole:
+        rf.evaluate(qrels, run, ["AP"])
+    with pytest.warns(rf.RankframeWarning) as parts:
+        rf.evaluate(qrels, run, ["AP"], partitions=3)
+    assert [str(w.message) for w in parts] == [str(w.message) for w in whole]
+    assert "5 judged queries are missing" in str(whole[0].message)
+
+
+@pytest.mark.filterwarnings("ignore::rankframe.RankframeWarning")
+def test_output_and_progress(data: tuple, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    qrels, run, whole = data
+    out = tmp_path / "per_query.parquet"
+    means = rf.evaluate(qrels, run, ["AP", "nDCG@10"], partitions=3, progress=True, output=out)
+    err = capsys.readouterr().err
+    assert err.count("rankframe: bucket") == 3
+    assert "ranked rows" in err
+    written = pl.read_parquet(out).sort("query_id", "measure")
+    expected = whole.filter(pl.col("measure").is_in(["AP", "nDCG@10"])).sort("query_id", "measure")
+    assert written.equals(expected)
+    assert means.equals(rf.evaluate(qrels, run, ["AP", "nDCG@10"]))
+    rf.evaluate(qrels, run, ["AP"], output=tmp_path / "plain.parquet")
+    assert capsys.readouterr().err == ""  # quiet without progress=True
+    assert pl.read_parquet(tmp_path / "plain.parquet").equals(whole.filter(pl.col("measure") == "AP"))
+
+
+def test_bad_partitioning(data: tuple, tmp_path: Path) -> None:
+    qrels, run, _ = data
+    with pytest.raises(InputError, match="int >= 1 or 'files'"):
+        rf.evaluate(qrels, run, ["AP"], partitions=0)
+    with pytest.raises(InputError, match="needs the run as a path"):
+        rf.evaluate(qrels, run, ["AP"], partitions="files")
+    folder = tmp_path / "split"
+    folder.mkdir()
+    run.head(10).write_parquet(folder / "a.parquet")
+    run.head(12).tail(3).write_parquet(folder / "b.parquet")  # shares a query with a.parquet
+    with pytest.raises(InputError, match="is in two run files"):
+        rf.evaluate(qrels, folder, ["AP"], partitions="files")
+    fractional = qrels.with_columns(pl.col("relevance").cast(pl.Float64) + 0.5)
+    with pytest.raises(InputError, match="not an integer"):
+        rf.evaluate(fractional, run, ["AP"], partitions=2)
+    dup = pl.concat([run, run.head(1)])
+    with pytest.raises(InputError, match="twice|duplicate"):
+        rf.evaluate(qrels, dup, ["AP"], partitions=2)
+
+
+def test_cli_partitions(data: tuple, tmp_path: Path) -> None:
+    from rankframe._cli import main
+
+    qrels, run, _ = data
+    _write_by_query(run, tmp_path / "run", 3)
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    outs = []
+    for extra in ([], ["--partitions", "files"], ["--partitions", "4"]):
+        out = tmp_path / f"out{len(outs)}.csv"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            code = main(["evaluate", str(tmp_path / "qrels.parquet"), str(tmp_path / "run"),
+                         "-m", "AP", "nDCG@10", "-q", "-f", "csv", "-o", str(out), *extra])
+        assert code == 0
+        outs.append(pl.read_csv(out))
+    assert outs[1].equals(outs[0])
+    assert outs[2].equals(outs[0])
