@@ -21,6 +21,7 @@ Examples
 --------
     python benchmarks/generate.py --rows 1000000 --out benchmarks/data/string-1M
     python benchmarks/generate.py --rows 10000000 --ids int --out benchmarks/data/int-10M --trec
+    python benchmarks/generate.py --rows 100000000 --files 50 --out benchmarks/data/string-100M-files
 """
 
 from __future__ import annotations
@@ -59,8 +60,9 @@ def generate(
     judge_rate: float = 0.10,
     unretrieved: int = 10,
     shuffle: bool = False,
+    query_offset: int = 0,
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Return ``(run, qrels)`` frames."""
+    """Return ``(run, qrels)`` frames; query numbers start at ``query_offset``."""
     assert _is_prime(DOC_POOL)
     if rows < 1 or docs_per_query < 1:
         raise SystemExit("--rows and --docs-per-query must be >= 1")
@@ -100,7 +102,7 @@ def generate(
         u_rel, rng.choice(np.array([1, 2, 3], dtype=np.int8), (nq, unretrieved), p=[0.5, 0.3, 0.2]), 0
     ).astype(np.int8)
 
-    qidx = np.repeat(np.arange(nq, dtype=np.int64), k)
+    qidx = np.repeat(np.arange(nq, dtype=np.int64), k) + query_offset
     run = pl.DataFrame({"q": qidx, "d": docs[:, :k].ravel(), "score": score.ravel()}).head(rows)
     # Qrels: retrieved-and-judged (restricted to the rows actually written), then unretrieved.
     in_run = (np.arange(nq * k) < rows).reshape(nq, k)
@@ -108,7 +110,7 @@ def generate(
     qr_ret = pl.DataFrame({"q": qidx.reshape(nq, k)[mask], "d": docs[:, :k][mask], "relevance": grade[mask]})
     qr_unret = pl.DataFrame(
         {
-            "q": np.repeat(np.arange(nq, dtype=np.int64), unretrieved),
+            "q": np.repeat(np.arange(nq, dtype=np.int64), unretrieved) + query_offset,
             "d": docs[:, k:].ravel(),
             "relevance": u_grade.ravel(),
         }
@@ -152,6 +154,36 @@ def write_trec(run: pl.DataFrame, qrels: pl.DataFrame, out: Path) -> None:
     ).write_csv(out / "qrels.trec", separator=" ", include_header=False, quote_style="never")
 
 
+def _write_files(a: argparse.Namespace, t0: float) -> None:
+    """``--files N``: N (run, qrels) file pairs over consecutive query ranges."""
+    k = a.docs_per_query
+    queries = -(-a.rows // k)
+    per_file = -(-queries // a.files)
+    (a.out / "run").mkdir(parents=True, exist_ok=True)
+    (a.out / "qrels").mkdir(parents=True, exist_ok=True)
+    rows = qrels_rows = 0
+    for i in range(a.files):
+        first = i * per_file
+        n_rows = min(per_file * k, a.rows - first * k)
+        if n_rows <= 0:
+            break
+        run, qrels = generate(
+            n_rows, k, a.seed * 1_000_003 + i, a.ids, a.tie_rate, a.pool_depth, a.judge_rate,
+            a.unretrieved, a.shuffle, query_offset=first,
+        )
+        run.write_parquet(a.out / "run" / f"part-{i:04d}.parquet")
+        qrels.write_parquet(a.out / "qrels" / f"part-{i:04d}.parquet")
+        rows, qrels_rows = rows + run.height, qrels_rows + qrels.height
+        print(f"file {i + 1}/{a.files}: {run.height} rows", flush=True)
+    info = {
+        "rows": rows, "queries": queries, "qrels": qrels_rows, "files": a.files,
+        "args": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
+        "seconds": round(time.perf_counter() - t0, 2),
+    }
+    (a.out / "info.json").write_text(json.dumps(info, indent=2) + "\n")
+    print(json.dumps(info))
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--rows", type=int, required=True, help="run rows")
@@ -164,9 +196,17 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--unretrieved", type=int, default=10)
     p.add_argument("--shuffle", action="store_true", help="write run rows in random order")
     p.add_argument("--trec", action="store_true", help="also write run.trec and qrels.trec")
+    p.add_argument(
+        "--files", type=int, default=1,
+        help="write run/ and qrels/ folders of this many Parquet files, partitioned by query "
+        "(consecutive query ranges, generated one file at a time: memory bounded by a file)",
+    )
     p.add_argument("--out", type=Path, required=True)
     a = p.parse_args(argv)
     t0 = time.perf_counter()
+    if a.files > 1:
+        _write_files(a, t0)
+        return
     run, qrels = generate(
         a.rows,
         a.docs_per_query,

@@ -8,9 +8,11 @@ query, not per document) are kept, or written straight to Parquet. Two ways to s
   filter (the streaming engine holds only the bucket's rows), so N buckets cost N scans: choose
   the smallest N whose bucket fits in memory.
 - ``partitions="files"``: the run is a set of Parquet files (a glob or a folder) in which no
-  query spans two files (data written partitioned by query): one scan in all, file by file.
-  A query found in two files is an error. Judged queries that no file holds are evaluated in a
-  last, run-less pass (scored 0 under ``complete``, reported missing otherwise).
+  query spans two files (data written partitioned by query): one scan of the files' query ids
+  finds each query's file (a query in two files is an error), one streaming pass splits the
+  judgments the same way into temporary Parquet files, then the files are evaluated one by
+  one. Judged queries that no file holds are evaluated in a last, run-less pass (scored 0
+  under ``complete``, reported missing otherwise).
 
 The per-query frames are concatenated (queries x measures, small) for the coverage warnings
 and the aggregation, so the result is the one an unpartitioned evaluation gives.
@@ -21,6 +23,7 @@ from __future__ import annotations
 import glob as globlib
 import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
@@ -42,6 +45,7 @@ from rankframe._plan import HAS_RUN, N_RET, Q
 
 #: The seed of the query hash that assigns buckets (fixed: buckets are reproducible).
 HASH_SEED = 0x5EED
+_PART = "_part_index"
 
 
 def _run_files(run: Any) -> list[str]:
@@ -77,34 +81,40 @@ def _hash_parts(prep: Prepared, n: int) -> Iterator[tuple[str, Prepared]]:
 
 
 def _file_parts(
-    prep: Prepared, files: list[str], reprepare: Callable[[str], Prepared]
+    prep: Prepared, files: list[str], reprepare: Callable[[str], Prepared], tmp: str
 ) -> Iterator[tuple[str, Prepared]]:
-    seen: list[pl.DataFrame] = []
-    for i, path in enumerate(files):
-        part = reprepare(path)
-        queries = part.run.select(Q).unique()
+    parts = [reprepare(path) for path in files]
+    # which file holds each query: one scan of the query column of every file
+    held = pl.collect_all([p.run.select(Q).unique() for p in parts])
+    owner = pl.concat(
+        [q.with_columns(pl.lit(i, pl.Int32).alias(_PART)) for i, q in enumerate(held)]
+    )
+    twice = owner.filter(pl.col(Q).is_duplicated()).sort(Q, _PART).head(2)
+    if twice.height:
+        a, b = (files[i] for i in twice[_PART])
+        msg = (
+            f"Query {twice[Q][0]!r} is in two run files, {a!r} and {b!r}: partitions='files' "
+            "needs every query in one file. Write the run partitioned by query, or use "
+            "partitions=N (hash buckets)."
+        )
+        raise InputError(msg)
+    # the judgments split the same way in one pass (not one scan of them per file)
+    qrels = prep.qrels.join(owner.lazy(), on=Q, how="inner")
+    qrels.sink_parquet(pl.PartitionBy(tmp, key=_PART, include_key=False), mkdir=True)
+    empty = prep.qrels.head(0).collect()
+    for i, (path, part) in enumerate(zip(files, parts, strict=True)):
+        folder = os.path.join(tmp, f"{_PART}={i}")
+        part_qrels = pl.scan_parquet(folder) if os.path.isdir(folder) else empty.lazy()
         yield f"file {i + 1}/{len(files)} ({os.path.basename(path)})", replace(
             part,
-            qrels=prep.qrels.join(queries, on=Q, how="semi"),
-            pairs=None if prep.pairs is None else prep.pairs.join(queries, on=Q, how="semi"),
+            qrels=part_qrels,
+            pairs=None if prep.pairs is None else prep.pairs.join(held[i].lazy(), on=Q, how="semi"),
             qrels_where=prep.qrels_where,
             qrels_given=prep.qrels_given,
             groups=prep.groups,
         )
-        seen.append(queries.collect().with_columns(pl.lit(path).alias("_file")))
-        if len(seen) > 1:
-            earlier = pl.concat(seen[:-1])
-            both = earlier.join(seen[-1].drop("_file"), on=Q, how="semi").head(1)
-            if both.height:
-                msg = (
-                    f"Query {both[Q][0]!r} is in two run files, {both['_file'][0]!r} and "
-                    f"{path!r}: partitions='files' needs every query in one file. Write the run "
-                    "partitioned by query, or use partitions=N (hash buckets)."
-                )
-                raise InputError(msg)
     # the judged queries that no file holds: a run-less pass (missing, or 0 under complete)
-    seen_q = pl.concat(seen).select(Q).lazy() if seen else None
-    rest = prep.qrels if seen_q is None else prep.qrels.join(seen_q, on=Q, how="anti")
+    rest = prep.qrels.join(owner.lazy(), on=Q, how="anti")
     yield "judged queries without results", replace(
         prep, run=prep.run.head(0), qrels=rest,
         pairs=None if prep.pairs is None else prep.pairs.head(0),
@@ -155,8 +165,9 @@ def evaluate_parts(
         # complete=True scores the missing judged queries for every group: all groups are
         # needed in each partition (one scan of the key columns)
         prep = replace(prep, groups=prep.run.select(*prep.keys).unique().collect().lazy())
+    tmp = tempfile.TemporaryDirectory(prefix="rankframe-")
     if partitions == "files":
-        parts = _file_parts(prep, _run_files(run), reprepare)
+        parts = _file_parts(prep, _run_files(run), reprepare, tmp.name)
     elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
         parts = _hash_parts(prep, partitions)
     else:
@@ -182,6 +193,7 @@ def evaluate_parts(
                     file=sys.stderr, flush=True,
                 )
     finally:
+        tmp.cleanup()
         if raws:
             empty = _long(_evaluated(prep, raws[0].head(0)), prep.measures, [*prep.keys, Q])
             sink.close(empty)
