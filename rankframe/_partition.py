@@ -34,11 +34,9 @@ import polars as pl
 from rankframe._errors import InputError
 from rankframe._evaluate import (
     Prepared,
-    _cast_grades,
     _evaluated,
     _long,
     _raw_wide,
-    _validate,
     _warn_coverage,
 )
 from rankframe._plan import HAS_RUN, N_RET, Q
@@ -147,6 +145,49 @@ class _Sink:
             self.writer.close()
 
 
+def _run_parts(
+    prep: Prepared, named: list[tuple[str, Any]], prepare_run: Callable[[Any], Prepared]
+) -> Iterator[tuple[str, Prepared]]:
+    """One part per run, planned as a single run.
+
+    Without a ``run`` key the plan takes the plain join path; the run's name is put on its
+    per-query rows afterwards (see :func:`_name_run`).
+    """
+    for i, (name, source) in enumerate(named):
+        part = prepare_run(source)
+        yield f"run {i + 1}/{len(named)} ({name})", replace(
+            part, pairs=prep.pairs, qrels_where=prep.qrels_where, qrels_given=prep.qrels_given,
+            run_where=f"{part.run_where} (run {name!r})", run_name=name,
+        )  # groups: the run's own (complete=True scores its missing queries, not other runs')
+
+
+def _name_run(raw: pl.DataFrame, part: Prepared, keys: list[str]) -> pl.DataFrame:
+    """Give a single run's per-query rows its name, as the stacked runs would have it."""
+    if part.run_name is None:
+        return raw
+    name = pl.lit(part.run_name)
+    if "run" in part.keys:  # a frame of several runs: "name/its run"
+        name = pl.concat_str([name, pl.lit("/"), pl.col("run").cast(pl.String)])
+    return raw.with_columns(name.alias("run")).select(*keys, pl.exclude(keys))
+
+
+def evaluate_runs(
+    prep: Prepared,
+    named: list[tuple[str, Any]],
+    prepare_run: Callable[[Any], Prepared],
+    *,
+    progress: bool,
+    output: str | os.PathLike[str] | None,
+) -> pl.DataFrame:
+    """Evaluate several runs, one plan each (``prepare_run(source)``).
+
+    The result is that of one plan over the stacked runs.
+    """
+    return _evaluate(
+        prep, lambda p, _: _run_parts(p, named, prepare_run), progress, output, all_groups=False
+    )
+
+
 def evaluate_parts(
     prep: Prepared,
     partitions: int | str,
@@ -161,26 +202,42 @@ def evaluate_parts(
     ``reprepare(path)``: the preparation of one run file (``partitions="files"``). Coverage
     warnings are given once, for the whole evaluation.
     """
-    if prep.keys:
+    if partitions == "files":
+        files = _run_files(run)
+
+        def split(p: Prepared, tmp: str) -> Iterator[tuple[str, Prepared]]:
+            return _file_parts(p, files, reprepare, tmp)
+    elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
+
+        def split(p: Prepared, tmp: str) -> Iterator[tuple[str, Prepared]]:
+            return _hash_parts(p, partitions)
+    else:
+        msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
+        raise InputError(msg)
+    return _evaluate(prep, split, progress, output)
+
+
+def _evaluate(
+    prep: Prepared,
+    split: Callable[[Prepared, str], Iterator[tuple[str, Prepared]]],
+    progress: bool,
+    output: str | os.PathLike[str] | None,
+    *,
+    all_groups: bool = True,
+) -> pl.DataFrame:
+    if prep.keys and all_groups:
         # complete=True scores the missing judged queries for every group: all groups are
         # needed in each partition (one scan of the key columns)
         prep = replace(prep, groups=prep.run.select(*prep.keys).unique().collect().lazy())
     tmp = tempfile.TemporaryDirectory(prefix="rankframe-")
-    if partitions == "files":
-        parts = _file_parts(prep, _run_files(run), reprepare, tmp.name)
-    elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
-        parts = _hash_parts(prep, partitions)
-    else:
-        msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
-        raise InputError(msg)
+    parts = split(prep, tmp.name)
     sink = _Sink(output)
     raws: list[pl.DataFrame] = []
     start = time.perf_counter()
     try:
         for label, part in parts:
             t0 = time.perf_counter()
-            _validate(part)
-            raw = _raw_wide(_cast_grades(part))
+            raw = _name_run(_raw_wide(part, validate=True), part, prep.keys)
             raws.append(raw)
             wide = _evaluated(prep, raw)
             sink.write(_long(wide, prep.measures, [*prep.keys, Q]))

@@ -186,3 +186,28 @@ def test_cli_partitions(data: tuple, tmp_path: Path) -> None:
         outs.append(pl.read_csv(out))
     assert outs[1].equals(outs[0])
     assert outs[2].equals(outs[0])
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_runs_given_apart_equal_one_stacked_plan(complete: bool) -> None:
+    # a dict of runs is evaluated one plan per run; a frame with a run column in one plan
+    qrels, run = _data(2)
+    other = _data(3)[1]
+    apart = {"a": run, "b": other.filter(pl.col("query_id") != "q7")}
+    stacked = pl.concat([df.with_columns(run=pl.lit(name)) for name, df in apart.items()])
+    with pytest.warns(rf.RankframeWarning) as w_apart:
+        got = rf.evaluate(qrels, apart, MEASURES, per_query=True, complete=complete)
+    with pytest.warns(rf.RankframeWarning) as w_stacked:
+        want = rf.evaluate(qrels, stacked, MEASURES, per_query=True, complete=complete)
+    assert got.equals(want)
+    assert [str(w.message) for w in w_apart] == [str(w.message) for w in w_stacked]
+
+
+def test_runs_given_apart_are_validated(data: tuple) -> None:
+    qrels, run, _ = data
+    dup = pl.concat([run, run.head(1)])
+    with pytest.raises(InputError, match="run 'second'"):
+        rf.evaluate(qrels, {"first": run, "second": dup}, ["AP"])
+    fractional = qrels.with_columns(pl.col("relevance").cast(pl.Float64) + 0.5)
+    with pytest.raises(InputError, match="not an integer"):
+        rf.evaluate(fractional, {"first": run, "second": run}, ["AP"])
