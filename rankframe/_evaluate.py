@@ -675,6 +675,10 @@ def evaluate(
     counts). Aggregates are arithmetic means over evaluated queries, sums for counts, geometric
     means (floored at 1e-5) for ``GMAP``-like measures.
 
+    Runs given apart (a list or dict) are evaluated one plan per run against judgments read
+    once; a frame with a ``run`` column is one plan. Both give the numbers of evaluating each
+    run alone, bit for bit (per-query sums are taken in a fixed order).
+
     Examples
     --------
     >>> import polars as pl
