@@ -183,7 +183,7 @@ def evaluate_runs(
 
     The result is that of one plan over the stacked runs.
     """
-    return _evaluate(
+    return _collect_parts(
         prep, lambda p, _: _run_parts(p, named, prepare_run), progress, output, all_groups=False
     )
 
@@ -214,10 +214,10 @@ def evaluate_parts(
     else:
         msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
         raise InputError(msg)
-    return _evaluate(prep, split, progress, output)
+    return _collect_parts(prep, split, progress, output)
 
 
-def _evaluate(
+def _collect_parts(
     prep: Prepared,
     split: Callable[[Prepared, str], Iterator[tuple[str, Prepared]]],
     progress: bool,
@@ -225,6 +225,11 @@ def _evaluate(
     *,
     all_groups: bool = True,
 ) -> pl.DataFrame:
+    """Validate, plan and collect each part ``split(prep, tmp_dir)`` yields; keep per-query rows.
+
+    ``all_groups``: each part must know every (run, breakdown) group (query partitions);
+    ``False`` when a part holds whole groups (runs evaluated apart).
+    """
     if prep.keys and all_groups:
         # complete=True scores the missing judged queries for every group: all groups are
         # needed in each partition (one scan of the key columns)
@@ -259,4 +264,4 @@ def _evaluate(
     return _evaluated(prep, raw)
 
 
-__all__ = ["evaluate_parts"]
+__all__ = ["evaluate_parts", "evaluate_runs"]
