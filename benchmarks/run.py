@@ -132,6 +132,10 @@ def work_ranx(data: Path, phases: dict) -> dict:
     t = time.perf_counter()
     run_df = _ids_as_str(pl.read_parquet(data / "run.parquet")).to_pandas()
     qrels_df = _ids_as_str(pl.read_parquet(data / "qrels.parquet")).to_pandas()
+    for df in (run_df, qrels_df):  # ranx asserts object (not pandas 3 "str") id columns
+        for col in ("query_id", "doc_id"):
+            df[col] = df[col].astype(object)
+    qrels_df["relevance"] = qrels_df["relevance"].astype("int64")
     phases["read"] = time.perf_counter() - t
     t = time.perf_counter()
     qrels = Qrels.from_df(qrels_df, q_id_col="query_id", doc_id_col="doc_id", score_col="relevance")
