@@ -66,6 +66,11 @@ def _named_runs(run: Any) -> list[tuple[str, Any]] | None:
     return items
 
 
+def _read_run(source: Source, columns: Mapping[str, str] | None) -> pl.LazyFrame:
+    """One run, its columns mapped and their dtypes checked (TREC text is parsed here)."""
+    return _check_dtypes(read_run(source, columns=columns), "run", _describe(source, "run"))
+
+
 def _runs_input(
     run: Any, columns: Mapping[str, str] | None
 ) -> tuple[pl.LazyFrame, str, dict[str, str]]:
@@ -82,7 +87,7 @@ def _runs_input(
         raise InputError(msg)
     frames = []
     for name, src in items:
-        lf = _check_dtypes(read_run(src, columns=columns), "run", _describe(src, "run"))
+        lf = _read_run(src, columns)
         tag = pl.lit(name)
         if "run" in lf.collect_schema().names():  # a frame of several runs: keep their names
             tag = pl.concat_str([tag, pl.lit("/"), pl.col("run").cast(pl.String)])
@@ -359,7 +364,7 @@ def prepare(
     """Read, map, align and validate inputs; parse measures and options.
 
     ``cast_grades=False`` leaves the grades' dtype for a later :func:`_validate` (which refuses
-    fractional grades) and :func:`cast_grades`.
+    fractional grades) and :func:`_cast_grades`.
     """
     opts = Options(**options)
     parsed = parse_measures(measures)
@@ -528,7 +533,8 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
 def per_query_wide(prep: Prepared, *, warn: bool = True, validate: bool = False) -> pl.DataFrame:
     """Collect the per-query frame (one column per measure) for the evaluated queries.
 
-    ``validate``: validate the inputs in the same pass (see :func:`_raw_wide`).
+    ``validate``: ``prep`` was prepared with ``validate=False, cast_grades=False``: validate
+    it first (see :func:`_raw_wide`).
     """
     raw = _raw_wide(prep, validate=validate)
     if warn:
@@ -704,25 +710,35 @@ def evaluate(
         "target_order": target_order,
     }
     named = _named_runs(run) if judged is None else None
-    by_run = partitions is None and named is not None and len(named) > 1
+    read = None
+    if partitions is None and named is not None and len(named) > 1:
+        # runs given apart are evaluated apart: read (parse) each once, for both uses below
+        read = {name: _read_run(src, run_columns) for name, src in named}
+        sources = {name: _describe(src, "run") for name, src in named}
     prep = prepare(
-        qrels, run, measures, judged=judged, by=by, qrels_columns=qrels_columns,
-        run_columns=run_columns, prefs=prefs, validate=False, cast_grades=False, **options,
+        qrels, run if read is None else read, measures, judged=judged, by=by,
+        qrels_columns=qrels_columns, run_columns=run_columns if read is None else None,
+        prefs=prefs, validate=False, cast_grades=False, **options,
     )
+    by_run = read is not None
     if by_run:
-        assert named is not None
-        # several runs given apart: one plan per run against judgments read and validated
-        # once (faster than one plan over the stacked runs, and memory bounded by one run)
+        prep.run_sources, prep.run_where = sources, ", ".join(sources.values())
+    if by_run:
+        assert read is not None
+        # several runs given apart: one plan per run against judgments read once (faster than
+        # one plan over the stacked runs, and memory bounded by one run)
         from rankframe._partition import evaluate_runs
 
-        def prepare_run(source: Source) -> Prepared:
-            return prepare(
-                qrels_once, source, prep.measures, by=by, run_columns=run_columns,
-                validate=False, cast_grades=False, **options,
+        def prepare_run(name: str) -> Prepared:
+            part = prepare(
+                qrels_once, read[name], prep.measures, by=by, validate=False,
+                cast_grades=False, **options,
             )
+            part.run_where = f"{sources[name]} (run {name!r})"
+            return part
 
         qrels_once = prep.qrels.collect().lazy()
-        wide = evaluate_runs(prep, named, prepare_run, progress=progress, output=output)
+        wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
         wide = per_query_wide(prep, validate=True)
         if output is not None:
@@ -767,8 +783,7 @@ def explain(
     True
     """
     prep = prepare(qrels, run, measures, validate=False, **options)
-    qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     return per_query_plan(
-        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, qrels_keys,
+        prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, _qrels_keys(prep),
         qrels_given=prep.qrels_given, pairs=prep.pairs,
     ).explain()

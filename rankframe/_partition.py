@@ -146,18 +146,17 @@ class _Sink:
 
 
 def _run_parts(
-    prep: Prepared, named: list[tuple[str, Any]], prepare_run: Callable[[Any], Prepared]
+    prep: Prepared, names: list[str], prepare_run: Callable[[str], Prepared]
 ) -> Iterator[tuple[str, Prepared]]:
     """One part per run, planned as a single run.
 
     Without a ``run`` key the plan takes the plain join path; the run's name is put on its
     per-query rows afterwards (see :func:`_name_run`).
     """
-    for i, (name, source) in enumerate(named):
-        part = prepare_run(source)
-        yield f"run {i + 1}/{len(named)} ({name})", replace(
-            part, pairs=prep.pairs, qrels_where=prep.qrels_where, qrels_given=prep.qrels_given,
-            run_where=f"{part.run_where} (run {name!r})", run_name=name,
+    for i, name in enumerate(names):
+        yield f"run {i + 1}/{len(names)} ({name})", replace(
+            prepare_run(name), pairs=prep.pairs, qrels_where=prep.qrels_where,
+            qrels_given=prep.qrels_given, run_name=name,
         )  # groups: the run's own (complete=True scores its missing queries, not other runs')
 
 
@@ -173,18 +172,18 @@ def _name_run(raw: pl.DataFrame, part: Prepared, keys: list[str]) -> pl.DataFram
 
 def evaluate_runs(
     prep: Prepared,
-    named: list[tuple[str, Any]],
-    prepare_run: Callable[[Any], Prepared],
+    names: list[str],
+    prepare_run: Callable[[str], Prepared],
     *,
     progress: bool,
     output: str | os.PathLike[str] | None,
 ) -> pl.DataFrame:
-    """Evaluate several runs, one plan each (``prepare_run(source)``).
+    """Evaluate several runs, one plan each (``prepare_run(name)``).
 
     The result is that of one plan over the stacked runs.
     """
     return _collect_parts(
-        prep, lambda p, _: _run_parts(p, named, prepare_run), progress, output, all_groups=False
+        prep, lambda p, _: _run_parts(p, names, prepare_run), progress, output, all_groups=False
     )
 
 
