@@ -25,6 +25,10 @@ TARGET = "_target"
 HAS_RUN, HAS_QRELS = "_has_run", "_has_qrels"
 #: Retrieved documents of each (group, query) row of the plan's result (for progress reports).
 N_RET = "_n_ret"
+#: In-plan input checks (see :func:`per_query_plan`'s ``checks``): a bad run row, a bad
+#: judgment, a (query, doc) pair seen twice in a group.
+BAD_RUN, BAD_QRELS, DUP = "_bad_run", "_bad_qrels", "_dup"
+CHECKS = (BAD_RUN, BAD_QRELS, DUP)
 
 TiePolicy = Literal["trec_eval", "average", "input"]
 TIE_POLICIES = ("trec_eval", "average", "input")
@@ -70,6 +74,11 @@ class Options:
             raise MeasureError(msg)
 
 
+def doc_hash(doc: pl.Expr) -> pl.Expr:
+    """64-bit hashes of doc ids, for the in-plan duplicate screen (a collision only costs a rescan)."""
+    return doc.hash(seed=0x5EED)
+
+
 def tie_key(doc: pl.Expr, dtype: pl.DataType) -> pl.Expr:
     """The tie-break key: the doc id as trec_eval compares it (byte order of its text)."""
     if dtype == pl.String:
@@ -99,8 +108,12 @@ def judged_frame(
     opts: Options,
     qrels_keys: list[str] | None = None,
     groups: pl.LazyFrame | None = None,
+    *,
+    checks: bool = False,
 ) -> pl.LazyFrame:
     """Ranked run rows joined with every judgment: columns keys, query, doc, rank, relevance.
+
+    ``checks``: the run and qrels carry the boolean columns ``BAD_RUN`` / ``BAD_QRELS``; keep them.
 
     ``groups``: every (run, breakdown) group of the evaluation, when ``run`` holds only part of
     it (a query partition); ``complete`` scores the judged queries missing from each of them.
@@ -110,13 +123,14 @@ def judged_frame(
     """
     qrels_keys = list(qrels_keys or [])
     score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
-    cols = [*keys, Q, D, S] + (["_order"] if opts.ties == "input" else [])
+    flags = [BAD_RUN] if checks else []
+    cols = [*keys, Q, D, S] + (["_order"] if opts.ties == "input" else []) + flags
     target = []
     if opts.target is not None:
         value = pl.col(opts.target).cast(pl.Float64)
         target = [(value if opts.target_order == "desc" else -value).alias(TARGET)]
     run = run.select(*cols, *target).with_columns(pl.col(S).cast(score_dtype))
-    qrels = qrels.select(*qrels_keys, Q, D, REL)
+    qrels = qrels.select(*qrels_keys, Q, D, REL, *([BAD_QRELS] if checks else []))
     if opts.judged_only:
         if opts.depth is not None:  # trec_eval cuts at the depth first, then drops unjudged docs
             rank = rank_expr([*keys, Q], run.collect_schema()[D], opts.ties)
@@ -130,7 +144,7 @@ def judged_frame(
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
     extra = [pl.col(S).alias("_score")] if opts.ties == "average" else []
     extra += [pl.col(TARGET)] if opts.target is not None else []
-    ranked = ranked.select(*keys, Q, D, RANK, *extra)
+    ranked = ranked.select(*keys, Q, D, RANK, *extra, *flags)
     if len(qrels_keys) == len(keys):
         return ranked.join(
             qrels, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True
@@ -158,10 +172,16 @@ def per_query_plan(
     qrels_given: bool = True,
     pairs: pl.LazyFrame | None = None,
     groups: pl.LazyFrame | None = None,
+    checks: bool = False,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
 
     ``qrels_given=False``: the qrels are empty because only a ``target`` column judges the run.
+    ``checks``: the run and qrels carry boolean columns ``BAD_RUN`` / ``BAD_QRELS`` (a row the
+    validation would refuse); the result then has ``BAD_RUN``, ``BAD_QRELS`` and ``DUP`` (a doc
+    twice in a (group, query): a duplicate in either input, or a 64-bit hash collision) per
+    (group, query), computed in the same ``group_by`` instead of separate scans. Only for plans
+    that keep every input row (no depth, not judged-only, judgments joined directly).
     ``pairs``: preference pairs ``query_id, _a, _b`` are the target (``qrels`` then lists the
     documents they name); only measures defined on pairs alone are accepted.
     """
@@ -184,7 +204,11 @@ def per_query_plan(
                 f"{', '.join(unsupported)}. Use ties='trec_eval' (default) or ties='input' for them."
             )
             raise MeasureError(msg)
-    frame = judged_frame(run, qrels, keys, opts, qrels_keys, groups)
+    if checks and (opts.depth is not None or opts.judged_only or pairs is not None
+                   or len(qrels_keys or []) != len(keys)):
+        msg = "In-plan checks need a plan that keeps every input row."
+        raise ValueError(msg)
+    frame = judged_frame(run, qrels, keys, opts, qrels_keys, groups, checks=checks)
     if pairs is not None:
         frame = with_pair_counts(frame, pairs, keys, average=average)
     levels = None
@@ -212,6 +236,8 @@ def per_query_plan(
         # the tie group of a retrieved document: its query and its score (_score kept for this)
         group = [*keys, Q, "_score"]
         frame = frame.with_columns(e.mean().over(group).alias(n) for n, e in ctx.tie_columns.items())
+    if checks:  # the group_by keeps 64-bit hashes of the doc ids, not the strings
+        frame = frame.with_columns(doc_hash(pl.col(D)).alias(DUP))
     judged = pl.col(REL).is_not_null().any()
     if opts.target is not None and not qrels_given:
         judged = pl.col(TARGET).is_not_null().any()  # no qrels: the target column judges
@@ -221,6 +247,10 @@ def per_query_plan(
         judged.alias(HAS_QRELS),
         *exprs,
         *(e.alias(n) for n, e in partials.items()),
+        *([
+            pl.col(BAD_RUN).any().alias(BAD_RUN), pl.col(BAD_QRELS).any().alias(BAD_QRELS),
+            (pl.col(DUP).n_unique() < pl.len()).alias(DUP),
+        ] if checks else []),
     )
     if post:
         out = out.with_columns(post).drop(list(partials))

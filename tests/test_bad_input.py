@@ -319,3 +319,48 @@ def test_messages_come_from_rankframe_not_polars(qrels, tmp_path):
         rf.evaluate(qrels, run, ["AP"])
     assert not isinstance(info.value, pl.exceptions.PolarsError)
     assert re.match(r"^\S*run\.txt, line 2: ", str(info.value))
+
+
+# --------------------------------------------------------------------------------------------
+# The checks ride in the plan (a flag per row, a duplicate screen per query): the inputs are
+# scanned for the exact error only when a flag is up.
+# --------------------------------------------------------------------------------------------
+
+def test_clean_input_is_not_scanned_a_second_time(qrels, run, monkeypatch):
+    import rankframe._evaluate as ev
+
+    def boom(prep):
+        raise AssertionError("clean input was validated by a separate scan")
+
+    monkeypatch.setattr(ev, "_validate", boom)
+    assert rf.evaluate(qrels, run, ["AP"])["value"].item() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("depth", [None, 1])
+def test_duplicate_in_the_run_is_found_with_or_without_depth(qrels, tmp_path, depth):
+    bad = _file(tmp_path, "dup.txt", RUN_TEXT + "q2 Q0 c 9 0.5 t\n")
+    _names(_error(qrels, bad, depth=depth), "dup.txt", "'q2'", "'c'", "line")
+
+
+def test_nan_grade_in_a_float_frame_is_an_input_error_not_a_cast_failure(run):
+    qrels = pl.DataFrame(
+        {"query_id": ["q1", "q2"], "doc_id": ["a", "c"], "relevance": [1.0, float("nan")]}
+    )
+    _names(_error(qrels, run), "'q2'", "'c'")
+
+
+def test_a_hash_collision_only_costs_a_rescan(qrels, run, monkeypatch):
+    import rankframe._plan as plan
+
+    expected = rf.evaluate(qrels, run, ["AP", "nDCG@10"], per_query=True)
+    # every doc id hashes alike: the duplicate flag is up in every query with two docs; the
+    # exact check finds no duplicate and the numbers are those of a clean plan
+    monkeypatch.setattr(plan, "doc_hash", lambda doc: pl.lit(7, pl.UInt64).repeat_by(1).explode())
+    calls = []
+    import rankframe._evaluate as ev
+
+    real = ev._validate
+    monkeypatch.setattr(ev, "_validate", lambda prep: calls.append(1) or real(prep))
+    got = rf.evaluate(qrels, run, ["AP", "nDCG@10"], per_query=True)
+    assert calls == [1]
+    assert got.equals(expected)
