@@ -13,6 +13,7 @@ Examples
 from __future__ import annotations
 
 from rankframe import expr, measures
+from rankframe._compare import Comparison, compare
 from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
 from rankframe._evaluate import evaluate, explain
 from rankframe._io import read_judged, read_qrels, read_run
@@ -24,11 +25,13 @@ load_all()
 __version__ = "0.1.0"
 
 __all__ = [
+    "Comparison",
     "InputError",
     "Measure",
     "MeasureError",
     "RankframeError",
     "RankframeWarning",
+    "compare",
     "evaluate",
     "explain",
     "expr",

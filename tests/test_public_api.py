@@ -9,11 +9,13 @@ from rankframe import expr as rfx
 from rankframe._measures import REGISTRY
 
 PUBLIC = {
+    "Comparison",
     "InputError",
     "Measure",
     "MeasureError",
     "RankframeError",
     "RankframeWarning",
+    "compare",
     "evaluate",
     "explain",
     "expr",

@@ -1,0 +1,279 @@
+"""rankframe.compare: paired tests over per-query results, checked against scipy and statsmodels.
+
+The per-query values come from pytrec_eval (an independent evaluator) where it has the measure,
+and the tests, intervals and corrections from scipy.stats / statsmodels on those values.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from html.parser import HTMLParser
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats
+
+import rankframe as rf
+from rankframe._cli import main
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+QRELS = str(DATA / "qrels.dl19-passage.txt")
+BM25 = str(DATA / "run.dl19.bm25.txt")
+SPLADE = str(DATA / "run.dl19.splade.txt")
+
+
+@pytest.fixture(scope="module")
+def noisy(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """A third run: BM25 with seeded noise on the scores (reorders some documents)."""
+    run = rf.read_run(BM25).collect()
+    rng = np.random.default_rng(7)
+    run = run.with_columns(pl.col("score") + pl.Series(rng.normal(0, 1.5, run.height)))
+    path = tmp_path_factory.mktemp("runs") / "noisy.txt"
+    lines = [f"{q} Q0 {d} 0 {s!r} noisy" for q, d, s in run.select("query_id", "doc_id", "score").iter_rows()]
+    path.write_text("\n".join(lines) + "\n")
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def runs(noisy: str) -> dict[str, str]:
+    return {"bm25": BM25, "splade": SPLADE, "noisy": noisy}
+
+
+def _pytrec_matrix(runs: dict[str, str], measure: str) -> tuple[list[str], np.ndarray]:
+    """Queries x runs of one pytrec_eval measure, over the judged queries (0 where a run has none)."""
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    qrels: dict[str, dict[str, int]] = {}
+    for q, d, r in rf.read_qrels(QRELS).collect().select("query_id", "doc_id", "relevance").iter_rows():
+        qrels.setdefault(q, {})[d] = int(r)
+    cols = {}
+    for name, path in runs.items():
+        run: dict[str, dict[str, float]] = {}
+        for q, d, s in rf.read_run(path).collect().select("query_id", "doc_id", "score").iter_rows():
+            run.setdefault(q, {})[d] = float(s)
+        res = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+        cols[name] = res
+    queries = sorted(qrels)
+    x = np.array([[cols[n].get(q, {}).get(measure, 0.0) for n in runs] for q in queries])
+    return queries, x
+
+
+def _row(frame: pl.DataFrame, **where: str) -> dict:
+    out = frame.filter(*[pl.col(k) == v for k, v in where.items()])
+    assert out.height == 1, out
+    return out.row(0, named=True)
+
+
+@pytest.mark.parametrize(("measure", "trec"), [("nDCG@10", "ndcg_cut_10"), ("AP", "map")])
+def test_t_test_intervals_and_holm_equal_scipy_and_statsmodels(runs, measure, trec):
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    c = rf.compare(QRELS, runs, [measure], test="t", correction="holm", score_dtype="float32")
+    _, x = _pytrec_matrix(runs, trec)
+    names = list(runs)
+    n = x.shape[0]
+    for j, name in enumerate(names):
+        row = _row(c.summary, run=name)
+        low, high = stats.t.interval(0.95, n - 1, loc=x[:, j].mean(), scale=stats.sem(x[:, j]))
+        assert row["n"] == n
+        assert row["mean"] == pytest.approx(x[:, j].mean(), abs=1e-6)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-6)
+    pairs = [(i, j) for i in range(3) for j in range(i + 1, 3)]
+    assert c.pairs.height == len(pairs)
+    p_raw = []
+    for i, j in pairs:
+        row = _row(c.pairs, baseline=names[i], run=names[j])
+        d = x[:, j] - x[:, i]
+        ref = stats.ttest_rel(x[:, j], x[:, i])
+        p_raw.append(ref.pvalue)
+        assert row["diff"] == pytest.approx(d.mean(), abs=1e-6)
+        assert row["statistic"] == pytest.approx(ref.statistic, rel=1e-5)
+        assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-5, abs=1e-12)
+        low, high = stats.t.interval(0.95, n - 1, loc=d.mean(), scale=stats.sem(d))
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-6)
+        assert row["effect_size"] == pytest.approx(d.mean() / d.std(ddof=1), rel=1e-5)
+        assert (row["wins"], row["ties"], row["losses"]) == (
+            int((d > 1e-9).sum()), int((np.abs(d) <= 1e-9).sum()), int((d < -1e-9).sum())
+        )
+    holm = multitest.multipletests(p_raw, method="holm")[1]
+    got = [_row(c.pairs, baseline=names[i], run=names[j])["p_adjusted"] for i, j in pairs]
+    assert got == pytest.approx(list(holm), rel=1e-5, abs=1e-12)
+    sig = [_row(c.pairs, baseline=names[i], run=names[j])["significant"] for i, j in pairs]
+    assert sig == [bool(p < 0.05) for p in holm]
+
+
+def test_wilcoxon_and_bh_against_a_baseline(runs):
+    multitest = pytest.importorskip("statsmodels.stats.multitest")
+    c = rf.compare(QRELS, runs, ["nDCG@10"], baseline="bm25", test="wilcoxon", correction="bh",
+                   score_dtype="float32")
+    _, x = _pytrec_matrix(runs, "ndcg_cut_10")
+    p_raw = []
+    for j, name in ((1, "splade"), (2, "noisy")):
+        d = x[:, j] - x[:, 0]
+        nz = np.round(d[d != 0], 9)
+        method = "exact" if len(nz) <= 50 and len(np.unique(np.abs(nz))) == len(nz) else "approx"
+        ref = stats.wilcoxon(d, zero_method="wilcox", correction=False, method=method)
+        p_raw.append(ref.pvalue)
+        row = _row(c.pairs, run=name)
+        assert row["baseline"] == "bm25"
+        assert row["statistic"] == pytest.approx(ref.statistic)
+        assert row["p_value"] == pytest.approx(ref.pvalue, rel=1e-6)
+    bh = multitest.multipletests(p_raw, method="fdr_bh")[1]
+    assert c.pairs.sort("run", descending=True)["p_adjusted"].to_list() == pytest.approx(list(bh), rel=1e-6)
+
+
+def test_permutation_and_bootstrap_within_monte_carlo_error_of_scipy(runs):
+    _, x = _pytrec_matrix(runs, "map")
+    d = x[:, 2] - x[:, 0]  # noisy - bm25: a small difference, p far from 0
+    b = 4000
+    perm = rf.compare(QRELS, runs, ["AP"], baseline="bm25", test="permutation",
+                      n_permutations=b, seed=3, score_dtype="float32")
+    row = _row(perm.pairs, run="noisy")
+    ref = stats.permutation_test(
+        (x[:, 2], x[:, 0]), lambda a, c: np.mean(a - c), permutation_type="samples",
+        n_resamples=b, alternative="two-sided", random_state=1,
+    ).pvalue
+    tol = 4 * math.sqrt(ref * (1 - ref) / b) + 2 / b
+    assert abs(row["p_value"] - ref) < tol
+    again = rf.compare(QRELS, runs, ["AP"], baseline="bm25", test="permutation",
+                       n_permutations=b, seed=3, score_dtype="float32")
+    assert again.pairs.equals(perm.pairs)  # a fixed seed reproduces every number
+
+    boot = rf.compare(QRELS, runs, ["AP"], baseline="bm25", test="bootstrap",
+                      n_bootstrap=b, seed=5, score_dtype="float32")
+    row = _row(boot.pairs, run="noisy")
+    ref = stats.bootstrap((d,), np.mean, method="percentile", n_resamples=b, random_state=2)
+    sd = ref.standard_error
+    assert row["ci_low"] == pytest.approx(ref.confidence_interval.low, abs=0.5 * sd)
+    assert row["ci_high"] == pytest.approx(ref.confidence_interval.high, abs=0.5 * sd)
+    assert row["diff"] == pytest.approx(d.mean(), abs=1e-6)
+
+
+def test_tukey_pairs_are_oriented_run_minus_baseline(runs):
+    c = rf.compare(QRELS, runs, ["nDCG@10"], baseline="splade", test="tukey")
+    means = dict(zip(c.summary["run"], c.summary["mean"], strict=True))
+    assert c.pairs.height == 2
+    for row in c.pairs.iter_rows(named=True):
+        assert row["baseline"] == "splade"
+        assert row["diff"] == pytest.approx(means[row["run"]] - means["splade"])
+        assert row["statistic"] == pytest.approx(row["diff"])
+        assert row["ci_low"] <= row["diff"] <= row["ci_high"]
+        assert row["p_adjusted"] == row["p_value"]
+        assert row["correction"] == "tukey"
+    assert _row(c.pairs, run="bm25")["significant"]  # 0.51 vs 0.73 on 43 queries
+
+
+def test_breakdowns_compare_within_each_group(runs):
+    frames = {n: rf.read_run(p).collect() for n, p in list(runs.items())[:2]}
+    qrels = rf.read_qrels(QRELS).collect().select("query_id", "doc_id", "relevance")
+    qids = sorted(qrels["query_id"].unique())
+    half = pl.DataFrame({"query_id": qids, "half": [i % 2 for i in range(len(qids))]})
+    with_half = {n: f.join(half, on="query_id", how="inner") for n, f in frames.items()}
+    both = rf.compare(qrels, with_half, ["AP", "RR"], baseline="bm25", by=["half"])
+    assert set(both.pairs["half"]) == {0, 1}
+    for h in (0, 1):
+        mine = half.filter(pl.col("half") == h).select("query_id")
+        alone = rf.compare(
+            qrels.join(mine, on="query_id", how="semi"),
+            {n: f.filter(pl.col("half") == h) for n, f in with_half.items()}, ["AP", "RR"],
+            baseline="bm25",
+        )
+        group = both.pairs.filter(pl.col("half") == h).drop("half")
+        assert group["n"].to_list() == [mine.height] * 2
+        assert alone.pairs.equals(group)
+        assert alone.summary.equals(both.summary.filter(pl.col("half") == h).drop("half"))
+
+
+def test_incomplete_runs_leave_queries_out_with_a_warning(tmp_path):
+    qrels = pl.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a"] * 3, "relevance": [1] * 3})
+    a = pl.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a"] * 3, "score": [1.0] * 3})
+    b = pl.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "x"], "score": [1.0, 1.0]})
+    with pytest.warns(rf.RankframeWarning, match="left out of the comparison"):
+        c = rf.compare(qrels, {"a": a, "b": b}, ["RR"], complete=False)
+    assert c.pairs["n"].item() == 2
+    assert c.pairs["diff"].item() == pytest.approx(-0.5)
+    c = rf.compare(qrels, {"a": a, "b": b}, ["RR"])  # complete=True: query 3 scores 0 for b
+    assert c.pairs["n"].item() == 3
+    assert c.pairs["diff"].item() == pytest.approx(-2 / 3)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"test": "z"}, "Unknown test"),
+        ({"correction": "sidak"}, "Unknown correction"),
+        ({"baseline": "nope"}, "not one of the runs"),
+        ({"alpha": 1.5}, "between 0 and 1"),
+        ({"n_permutations": 0}, "positive int"),
+    ],
+)
+def test_bad_arguments_are_named(kwargs, match):
+    with pytest.raises(rf.MeasureError, match=match):
+        rf.compare(QRELS, {"bm25": BM25, "splade": SPLADE}, ["AP"], **kwargs)
+
+
+def test_one_run_is_not_a_comparison():
+    with pytest.raises(rf.MeasureError, match="at least two runs"):
+        rf.compare(QRELS, BM25, ["AP"])
+
+
+def test_renderings(runs, tmp_path):
+    c = rf.compare(QRELS, runs, ["nDCG@10", "AP"], baseline="bm25")
+    text = str(c)
+    mean = _row(c.summary, measure="AP", run="splade")["mean"]
+    assert f"{mean:.4f}" in text
+    assert "tabular" in c.to_latex()
+    assert "|" in c.to_markdown()
+    frame = pl.read_csv(c.to_csv().encode())
+    assert frame.height == 6  # 3 runs x 2 measures, each run's row with its pair vs bm25
+    assert frame.filter(pl.col("run") == "bm25")["p_value"].is_null().all()
+    doc = json.loads(c.to_json())
+    assert {r["run"] for r in doc["pairs"]} == {"splade", "noisy"}
+    assert doc["test"] == "t"
+    pytest.importorskip("matplotlib")
+    html = c.to_html()
+    assert html.count("<svg") >= 4
+    parser = HTMLParser()
+    parser.feed(html)
+    paths = c.save_figures(tmp_path / "figs", formats=("png",))
+    assert paths
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in paths)
+
+
+def test_progress_bar_on_stderr(capsys):
+    rf.compare(QRELS, {"bm25": BM25, "splade": SPLADE}, ["AP", "RR"], test="permutation",
+               n_permutations=2000, progress=True)
+    err = capsys.readouterr().err
+    assert "Fisher's randomization test" in err
+    assert "4000/4000" in err
+
+
+def test_cli_compare_prints_a_table_and_writes_a_report(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    html = tmp_path / "report.html"
+    code = main(["compare", QRELS, BM25, SPLADE, "-m", "nDCG@10", "AP", "--html", str(html),
+                 "--baseline", "run.dl19.bm25.txt"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "run.dl19.splade.txt (b)" in out
+    assert html.read_text().count("<svg") >= 4
+    assert main(["compare", QRELS, BM25, SPLADE, "-m", "AP", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert len(doc["pairs"]) == 1
+    assert main(["compare", QRELS, BM25, "-m", "AP"]) == 2  # one run: a usage error
+
+
+def test_significance_follows_the_adjusted_p_value():
+    run = rf.read_run(BM25).collect().select("query_id", "doc_id", "score")
+    runs = {"bm25": run}
+    for i, sd in enumerate([0.3, 0.6, 1.0, 1.5]):
+        noise = np.random.default_rng(i).normal(0, sd, run.height)
+        runs[f"n{i}"] = run.with_columns(pl.col("score") + pl.Series(noise))
+    c = rf.compare(QRELS, runs, ["AP"], correction="bonferroni")
+    assert c.pairs.height == 10
+    p = np.array(c.pairs["p_value"])
+    assert c.pairs["p_adjusted"].to_list() == pytest.approx(list(np.minimum(1.0, 10 * p)))
+    assert c.pairs["significant"].to_list() == [bool(a < 0.05) for a in c.pairs["p_adjusted"]]
+    # the data has pairs significant before the correction and not after it
+    assert c.pairs.filter((pl.col("p_value") < 0.05) & ~pl.col("significant")).height >= 2
