@@ -1,0 +1,82 @@
+"""Spark (local[N]) vs one machine on the same Parquet files: rankframe.spark vs rankframe.evaluate.
+
+Both read the benchmark generator's ``run.parquet`` / ``qrels.parquet`` and compute the 5 measures'
+means; interleaved rounds in one process (the Spark session is started once, its start-up time
+reported apart); the per-query values are checked equal.
+
+    python benchmarks/generate.py --rows 5000000 --out benchmarks/data/string-5M-k100-s0
+    python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+import warnings
+from pathlib import Path
+
+import polars as pl
+
+import rankframe as rf
+
+MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
+
+
+def main() -> None:
+    p = argparse.ArgumentParser()
+    p.add_argument("--data", type=Path, required=True)
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--master", default="local[2]")
+    p.add_argument("--partitions", type=int, default=8, help="spark.sql.shuffle.partitions")
+    a = p.parse_args()
+    qrels, run = str(a.data / "qrels.parquet"), str(a.data / "run.parquet")
+    rows = pl.scan_parquet(run).select(pl.len()).collect().item()
+
+    from pyspark.sql import SparkSession
+
+    import rankframe.spark as rfs
+
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        spark = (
+            SparkSession.builder.master(a.master).config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", str(a.partitions))
+            .config("spark.driver.memory", "6g").getOrCreate()
+        )
+    spark.sparkContext.setLogLevel("ERROR")
+    start = time.perf_counter() - t
+
+    def local() -> pl.DataFrame:
+        return rf.evaluate(qrels, run, MEASURES)
+
+    def on_spark() -> pl.DataFrame:
+        out = rfs.evaluate(spark.read.parquet(qrels), spark.read.parquet(run), MEASURES)
+        return pl.from_arrow(out.toArrow())
+
+    times: dict[str, list[float]] = {"one machine (rankframe.evaluate)": [], f"Spark {a.master}": []}
+    for _ in range(a.rounds):
+        for label, fn in zip(times, (local, on_spark), strict=True):
+            t = time.perf_counter()
+            res = fn()
+            times[label].append(time.perf_counter() - t)
+        spark.catalog.clearCache()
+    means = dict(zip(res["measure"], res["value"], strict=True))
+    ref = dict(zip(*local().select("measure", "value").to_dict().values(), strict=True))
+    agree = max(abs(means[m] - ref[m]) / max(abs(ref[m]), 1e-300) for m in ref)
+    base = statistics.median(times["one machine (rankframe.evaluate)"])
+    print(
+        f"{rows:,} run rows, {a.rounds} interleaved rounds, load {os.getloadavg()[0]:.1f}; Spark session "
+        f"start {start:.1f} s (not counted); means agree to {agree:.1e} relative\n"
+    )
+    print("| how | median s | min s | ratio to one machine |\n| --- | ---: | ---: | ---: |")
+    for label, ts in times.items():
+        med = statistics.median(ts)
+        print(f"| {label} | {med:.2f} | {min(ts):.2f} | {med / base:.2f}x |")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,160 @@
+"""rankframe.spark gives the per-query numbers of rankframe.evaluate exactly, on local[2].
+
+One Spark session for the module (starting one takes 6-25 s). Skipped, with the reason, where
+pyspark or a Java runtime is missing.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import warnings
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import rankframe as rf
+from tests.test_partitions import MEASURES, _data
+
+pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rankframe[spark]')")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("no Java runtime (java not on PATH, JAVA_HOME unset): Spark cannot start",
+                allow_module_level=True)
+
+import rankframe.spark as rfs  # noqa: E402
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+KEYS = ["run", "query_id", "measure"]
+
+
+@pytest.fixture(scope="module")
+def spark():  # noqa: ANN201
+    from pyspark.sql import SparkSession
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pyspark's note on pandas 3
+        session = (
+            SparkSession.builder.master("local[2]").appName("rankframe-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.sql.shuffle.partitions", "4")
+            .config("spark.driver.memory", "1g")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()
+
+
+def _sdf(spark, frame: pl.DataFrame):  # noqa: ANN001, ANN202
+    return spark.createDataFrame(frame.to_arrow())
+
+
+def _local(qrels: pl.DataFrame, run: pl.DataFrame, measures: list, **kw: object) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return rf.evaluate(qrels, run, measures, **kw)
+
+
+def _spark_eval(spark, qrels, run, measures, **kw) -> pl.DataFrame:  # noqa: ANN001
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), measures, **kw)
+        return pl.from_arrow(out.toArrow())
+
+
+@pytest.fixture(scope="module")
+def data() -> tuple[pl.DataFrame, pl.DataFrame]:
+    qrels, run = _data(seed=3)
+    # two runs and a breakdown column: the second run is the first with other scores
+    other = run.with_columns((pl.col("score") * -1 + 2).alias("score"))
+    runs = pl.concat(
+        [run.with_columns(pl.lit("a").alias("run")), other.with_columns(pl.lit("b").alias("run"))]
+    )
+    runs = runs.with_columns(
+        pl.when(pl.col("query_id").str.slice(1).cast(pl.Int64) % 3 == 0).then(pl.lit("de"))
+        .otherwise(pl.lit("en")).alias("locale")
+    )
+    return qrels, runs
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_every_family_per_query_equals_evaluate_exactly(spark, data, complete) -> None:
+    qrels, runs = data
+    expected = _local(qrels, runs, MEASURES, per_query=True, complete=complete)
+    got = _spark_eval(spark, qrels, runs, MEASURES, per_query=True, complete=complete, partitions=7)
+    assert got.columns == expected.columns
+    assert got.sort(KEYS).equals(expected.sort(KEYS))  # exact, not a tolerance
+
+
+def test_breakdowns_many_empty_partitions_and_aggregates(spark, data) -> None:
+    qrels, runs = data
+    measures = ["nDCG@10", "AP", "RR", "bpref", "MAUC", "KendallTauB", "num_ret", "gm_map"]
+    keys = ["run", "locale", "query_id", "measure"]
+    expected = _local(qrels, runs, measures, per_query=True, by=["locale"], complete=True)
+    # 64 partitions for 65 queries: many tasks get an empty partition
+    got = _spark_eval(spark, qrels, runs, measures, per_query=True, by=["locale"], complete=True,
+                      partitions=64)
+    assert got.sort(keys).equals(expected.sort(keys))
+    agg_local = _local(qrels, runs, measures, by=["locale"], complete=True)
+    agg_spark = _spark_eval(spark, qrels, runs, measures, by=["locale"], complete=True)
+    assert agg_spark.select("run", "locale", "measure").equals(agg_local.select("run", "locale", "measure"))
+    assert agg_spark["value"].to_list() == pytest.approx(agg_local["value"].to_list(), rel=1e-12)
+
+
+def test_dl19_sample(spark) -> None:
+    qrels = rf.read_qrels(DATA / "qrels.dl19-passage.txt").collect().select("query_id", "doc_id", "relevance")
+    runs = pl.concat([
+        rf.read_run(DATA / f"run.dl19.{n}.txt").collect().select("query_id", "doc_id", "score")
+        .with_columns(pl.lit(n).alias("run"))
+        for n in ("bm25", "splade")
+    ])
+    measures = ["nDCG@10", "R(rel=2)@100", "AP", "RR", "P@10", "infAP", "AUC", "SpearmanRho"]
+    expected = _local(qrels, runs, measures, per_query=True)
+    got = _spark_eval(spark, qrels, runs, measures, per_query=True)
+    assert got.sort(KEYS).equals(expected.sort(KEYS))
+    means = _spark_eval(spark, qrels, runs, ["nDCG@10"])
+    assert means.filter(pl.col("run") == "splade")["value"].item() == pytest.approx(0.7308, abs=5e-5)
+
+
+def test_judged_frame_and_column_mapping(spark, data) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    judged = run.join(qrels, on=["query_id", "doc_id"], how="full", coalesce=True)
+    expected = _local(None, None, ["AP", "nDCG@10"], judged=judged, per_query=True)
+    got = pl.from_arrow(rfs.evaluate(judged=_sdf(spark, judged), measures=["AP", "nDCG@10"],
+                                     per_query=True).toArrow())
+    assert got.sort("query_id", "measure").equals(expected.sort("query_id", "measure"))
+    renamed = qrels.rename({"query_id": "qid", "relevance": "label"})
+    got = pl.from_arrow(rfs.evaluate(
+        _sdf(spark, renamed), _sdf(spark, run), ["AP"], per_query=True,
+        qrels_columns={"query_id": "qid", "relevance": "label"},
+    ).toArrow())
+    assert got.sort("query_id").equals(_local(qrels, run, ["AP"], per_query=True).sort("query_id"))
+
+
+def test_warnings_are_those_of_evaluate(spark, data) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    with warnings.catch_warnings(record=True) as local:
+        warnings.simplefilter("always")
+        rf.evaluate(qrels, run, ["AP"])
+    with warnings.catch_warnings(record=True) as remote:
+        warnings.simplefilter("always")
+        rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["AP"])
+    mine = [str(w.message) for w in local if issubclass(w.category, rf.RankframeWarning)]
+    theirs = [str(w.message) for w in remote if issubclass(w.category, rf.RankframeWarning)]
+    assert mine
+    assert theirs == mine
+
+
+def test_input_errors_surface_as_input_errors(spark, data) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    dup = pl.concat([run, run.head(1)])
+    with pytest.raises(rf.InputError, match="duplicate"):
+        rfs.evaluate(_sdf(spark, qrels), _sdf(spark, dup), ["AP"])
+    with pytest.raises(rf.InputError, match="'score'"):
+        rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run.drop("score")), ["AP"])
+    with pytest.raises(rf.MeasureError):
+        rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["runid"])
