@@ -1,6 +1,6 @@
 """The ``rankframe`` command: a thin shell over the library.
 
-Four subcommands:
+Five subcommands:
 
 * ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R FORMAT]
   [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
@@ -9,6 +9,8 @@ Four subcommands:
   aligned table for people or as a tidy frame (csv, tsv, json, jsonl, parquet) for pipelines;
 * ``rankframe compare QRELS RUN RUN... -m MEASURE...`` tests the runs against each other (see
   :func:`rankframe.compare`);
+* ``rankframe learn DATA --test FILE ...`` trains linear rankers per loss, selects each on
+  validation and tests once (see :mod:`rankframe.ltr._cli`);
 * ``rankframe measures`` lists the registered measures.
 
 Measure names are parsed by the library's parser and the list of measures comes from the
@@ -44,6 +46,7 @@ from rankframe._trec_eval import (
     TREC_NICKNAMES,
     trec_eval,
 )
+from rankframe.ltr._cli import add_learn_parser
 
 PROG = "rankframe"
 
@@ -484,6 +487,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.set_defaults(func=_cmd_evaluate, parser=ev)
 
     _add_compare(sub)
+    add_learn_parser(sub)
 
     ms = sub.add_parser("measures", help="list the measures rankframe knows")
     ms.set_defaults(func=_cmd_measures, parser=ms)

@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankframe import _stats
 from rankframe._errors import MeasureError, RankframeWarning
 from rankframe._evaluate import MeasureSpec, Source, _named_runs, evaluate
 from rankframe._names import parse_measures
@@ -324,6 +323,8 @@ def compare(
     >>> c.pairs.select("baseline", "run", "diff", "wins", "losses").row(0)
     ('a', 'b', -0.75, 0, 3)
     """
+    from rankframe import _stats  # scipy.stats: imported when a comparison is made (0.5 s)
+
     if test not in TESTS:
         msg = f"Unknown test {test!r}; choose one of {', '.join(TESTS)}."
         raise MeasureError(msg)
@@ -514,6 +515,8 @@ def _test_pairs(
     bar: _Bar | None,
 ) -> list[dict[str, Any]]:
     """Test every pair of one (group, measure) matrix at once; rows of the pairs frame."""
+    from rankframe import _stats
+
     base = np.array([i for i, _ in pairs_idx])
     other = np.array([j for _, j in pairs_idx])
     d = x[:, other] - x[:, base]

@@ -73,6 +73,15 @@ def _require(df: DataFrame, columns: Sequence[str], role: str) -> None:
         raise InputError(msg)
 
 
+def _empty(df: DataFrame) -> pl.DataFrame:
+    """An empty Polars frame of a Spark DataFrame's schema (no Spark job)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    frame = pl.from_arrow(to_arrow_schema(df.schema).empty_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
 def _input_error(err: Exception) -> InputError | MeasureError | None:
     """The rankframe error a Python worker raised, out of Spark's wrapping, or None."""
     text = str(err)
@@ -176,8 +185,8 @@ def evaluate(
     # a probe on empty Polars frames of the same schema: parse and check the options up front
     run_schema = {f.name: f.dataType for f in run_side.select(*run_cols).schema.fields}
     qrels_schema = {f.name: f.dataType for f in qrels_side.select(*qrels_cols).schema.fields}
-    empty_run = pl.from_arrow(run_side.select(*run_cols).limit(0).toArrow())
-    empty_qrels = pl.from_arrow(qrels_side.select(*qrels_cols).limit(0).toArrow())
+    empty_run = _empty(run_side.select(*run_cols))
+    empty_qrels = _empty(qrels_side.select(*qrels_cols))
     probe = prepare(empty_qrels, empty_run, names, by=by or None, validate=False, **options)
     complete = probe.opts.complete
 
