@@ -1,8 +1,8 @@
 """Spark (local[N]) vs one machine on the same Parquet files: rankframe.spark vs rankframe.evaluate.
 
 Both read the benchmark generator's ``run.parquet`` / ``qrels.parquet`` and compute the 5 measures'
-means; interleaved rounds in one process (the Spark session is started once, its start-up time
-reported apart); the per-query values are checked equal.
+means; interleaved rounds in one process after a warm-up round (the Spark session is started once,
+its start-up time reported apart); the per-query values are checked equal.
 
     python benchmarks/generate.py --rows 5000000 --out benchmarks/data/string-5M-k100-s0
     python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 --rounds 3
@@ -57,12 +57,15 @@ def main() -> None:
         return pl.from_arrow(out.toArrow())
 
     times: dict[str, list[float]] = {"one machine (rankframe.evaluate)": [], f"Spark {a.master}": []}
-    for _ in range(a.rounds):
+    for r in range(a.rounds + 1):  # round 0 warms the JVM (JIT, class loading) and is not counted
         for label, fn in zip(times, (local, on_spark), strict=True):
             t = time.perf_counter()
             res = fn()
-            times[label].append(time.perf_counter() - t)
-        spark.catalog.clearCache()
+            if r:
+                times[label].append(time.perf_counter() - t)
+            else:
+                print(f"warm-up round, {label}: {time.perf_counter() - t:.2f} s", flush=True)
+        spark.catalog.clearCache()  # no cached per-query rows carry over to the next round
     means = dict(zip(res["measure"], res["value"], strict=True))
     ref = dict(zip(*local().select("measure", "value").to_dict().values(), strict=True))
     agree = max(abs(means[m] - ref[m]) / max(abs(ref[m]), 1e-300) for m in ref)

@@ -43,6 +43,8 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["evaluate"]
 
 SIDE = "_rf_side"  # 0: a run row, 1: a judgment
+ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
+ARROW_ROWS = 200_000
 _OPTIONS = ("complete", "depth", "relevance_level", "ties", "score_dtype", "judged_only")
 
 
@@ -208,7 +210,13 @@ def evaluate(
     )
     task = _Task(names, by, options, run_cols, qrels_cols, groups, keys, slots)
     raw = union.mapInArrow(task, out_schema).persist()
+    conf = union.sparkSession.conf
+    batch = conf.get(ARROW_BATCH, None)
     try:
+        # A task gathers its partition's batches anyway: larger Arrow batches cut the per-batch
+        # cost of the JVM -> Python transfer (10,000 rows by default; ~15% faster at 5M rows).
+        if batch is None or int(batch) < ARROW_ROWS:
+            conf.set(ARROW_BATCH, str(ARROW_ROWS))
         flags = pl.from_arrow(raw.select(*keys, Q, HAS_RUN, HAS_QRELS).toArrow())
     except Exception as err:  # a worker's rankframe error, wrapped by Spark
         mine = _input_error(err)
@@ -216,6 +224,11 @@ def evaluate(
             raise
         raw.unpersist()
         raise mine from None
+    finally:
+        if batch is None:
+            conf.unset(ARROW_BATCH)
+        else:
+            conf.set(ARROW_BATCH, batch)
     if not isinstance(flags, pl.DataFrame):  # pragma: no cover - from_arrow of a table
         flags = pl.DataFrame(flags)
     _coverage_warnings(probe, flags, qrels_side, qrels_keys, F)
