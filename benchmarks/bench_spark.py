@@ -30,6 +30,7 @@ def main() -> None:
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--master", default="local[2]")
     p.add_argument("--partitions", type=int, default=8, help="spark.sql.shuffle.partitions")
+    p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="more Spark settings")
     a = p.parse_args()
     qrels, run = str(a.data / "qrels.parquet"), str(a.data / "run.parquet")
     rows = pl.scan_parquet(run).select(pl.len()).collect().item()
@@ -41,11 +42,14 @@ def main() -> None:
     t = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FutureWarning)
-        spark = (
+        builder = (
             SparkSession.builder.master(a.master).config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", str(a.partitions))
-            .config("spark.driver.memory", "6g").getOrCreate()
+            .config("spark.driver.memory", "6g")
         )
+        for setting in a.conf:
+            builder = builder.config(*setting.split("=", 1))
+        spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     start = time.perf_counter() - t
 
