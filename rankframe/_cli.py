@@ -586,6 +586,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.parser.print_usage(sys.stderr)
         print(f"{args.parser.prog}: error: {err}", file=sys.stderr)
         return 2
+    except ImportError as err:  # an optional extra is missing (the message says which)
+        print(f"{PROG}: {err}", file=sys.stderr)
+        return 1
     except (RankframeError, pl.exceptions.PolarsError, OSError) as err:
         if isinstance(err, BrokenPipeError):
             devnull = os.open(os.devnull, os.O_WRONLY)

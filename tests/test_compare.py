@@ -277,3 +277,22 @@ def test_significance_follows_the_adjusted_p_value():
     assert c.pairs["significant"].to_list() == [bool(a < 0.05) for a in c.pairs["p_adjusted"]]
     # the data has pairs significant before the correction and not after it
     assert c.pairs.filter((pl.col("p_value") < 0.05) & ~pl.col("significant")).height >= 2
+
+
+def test_cli_without_matplotlib_says_which_extra(tmp_path, capsys, monkeypatch):
+    import builtins
+
+    real = builtins.__import__
+
+    def no_matplotlib(name, *args, **kwargs):
+        if name.split(".")[0] == "matplotlib":
+            raise ImportError("No module named 'matplotlib'")
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_matplotlib)
+    code = main(["compare", QRELS, BM25, SPLADE, "-m", "AP", "--html", str(tmp_path / "r.html")])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert "run.dl19.splade.txt (b)" in captured.out  # the table is printed before the report
+    assert "rankframe[report]" in captured.err
+    assert "Traceback" not in captured.err
