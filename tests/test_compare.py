@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import math
+import warnings
 from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy import stats
 
 import rankframe as rf
@@ -296,3 +299,50 @@ def test_cli_without_matplotlib_says_which_extra(tmp_path, capsys, monkeypatch):
     assert "run.dl19.splade.txt (b)" in captured.out  # the table is printed before the report
     assert "rankframe[report]" in captured.err
     assert "Traceback" not in captured.err
+
+
+@st.composite
+def _random_runs(draw):
+    n_q = draw(st.integers(1, 8))
+    n_runs = draw(st.integers(2, 4))
+    docs = [f"d{i}" for i in range(6)]
+    qrels_rows = []
+    for q in range(n_q):
+        for d in draw(st.lists(st.sampled_from(docs), min_size=1, max_size=4, unique=True)):
+            qrels_rows.append((f"q{q}", d, draw(st.integers(-1, 3))))
+    runs = {}
+    for r in range(n_runs):
+        rows = []
+        for q in range(draw(st.integers(0, n_q))):  # some runs miss the last queries
+            for d in draw(st.lists(st.sampled_from(docs), min_size=1, max_size=5, unique=True)):
+                rows.append((f"q{q}", d, float(draw(st.integers(0, 3)))))  # score ties
+        runs[f"r{r}"] = pl.DataFrame(rows, schema={"query_id": pl.String, "doc_id": pl.String,
+                                                   "score": pl.Float64}, orient="row")
+    qrels = pl.DataFrame(qrels_rows, schema={"query_id": pl.String, "doc_id": pl.String,
+                                             "relevance": pl.Int64}, orient="row")
+    return qrels, runs
+
+
+@settings(max_examples=25, deadline=None)
+@given(data=_random_runs(), test=st.sampled_from(["t", "wilcoxon", "permutation", "bootstrap", "tukey"]))
+def test_any_data_gives_a_coherent_comparison(data, test):
+    qrels, runs = data
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = rf.compare(qrels, runs, ["AP", "nDCG@10"], test=test, n_permutations=200, n_bootstrap=200)
+        per_query = rf.evaluate(qrels, runs, ["AP", "nDCG@10"], per_query=True, complete=True)
+    k = len(runs)
+    judged = qrels["query_id"].n_unique()
+    assert c.pairs.height == 2 * k * (k - 1) // 2
+    assert set(c.summary["n"]) == {judged}  # complete=True: every judged query, every run
+    means = per_query.group_by("run", "measure").agg(pl.col("value").mean())
+    joined = c.summary.join(means, on=["run", "measure"])
+    assert joined["mean"].to_list() == pytest.approx(joined["value"].to_list())
+    for row in c.pairs.iter_rows(named=True):
+        assert row["wins"] + row["ties"] + row["losses"] == judged
+        for p in (row["p_value"], row["p_adjusted"]):
+            assert math.isnan(p) or 0.0 <= p <= 1.0
+        if row["p_adjusted"] == row["p_adjusted"]:
+            assert row["significant"] == (row["p_adjusted"] < 0.05)
+        if math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"]) and test != "bootstrap":
+            assert row["ci_low"] - 1e-12 <= row["diff"] <= row["ci_high"] + 1e-12
