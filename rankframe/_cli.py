@@ -46,7 +46,7 @@ from rankframe._trec_eval import (
     TREC_NICKNAMES,
     trec_eval,
 )
-from rankframe.ltr._cli import add_learn_parser
+from rankframe.ltr._cli import _positive_int, add_learn_parser
 
 PROG = "rankframe"
 
@@ -161,13 +161,10 @@ def _partitions_arg(text: str) -> int | str:
     if text == "files":
         return text
     try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
         msg = f"expected an int >= 1 or 'files', got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
+        raise argparse.ArgumentTypeError(msg) from None
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:

@@ -300,6 +300,22 @@ def _md_escape(s: str) -> str:
     return html.escape(str(s), quote=False).replace("|", "\\|")
 
 
+def _cell_text(
+    c: _Cell, digits: int, show_ci: bool, *, bold: str, sup: str, ci: str, missing: str = "–"
+) -> str:
+    """One cell: the mean (``bold`` around the best), the markers (``sup``), the interval (``ci``).
+
+    ``bold``, ``sup`` and ``ci`` are format strings of the markup: ``{}`` is the text it wraps.
+    """
+    s = missing if c.mean is None else _fmt(c.mean, digits)
+    s = bold.format(s) if c.best else s
+    if c.markers:
+        s += sup.format("".join(c.markers))
+    if show_ci and c.low is not None:
+        s += ci.format(f"[{_fmt(c.low, digits)}, {_fmt(c.high, digits)}]")
+    return s
+
+
 def _markdown_table(t: _Table, digits: int, alpha: float, show_ci: bool) -> str:
     out = []
     if t.group:
@@ -313,13 +329,7 @@ def _markdown_table(t: _Table, digits: int, alpha: float, show_ci: bool) -> str:
             if c is None:
                 cells.append("–")
                 continue
-            s = _fmt(c.mean, digits)
-            s = f"**{s}**" if c.best else s
-            if c.markers:
-                s += f"<sup>{''.join(c.markers)}</sup>"
-            if show_ci and c.low is not None:
-                s += f" [{_fmt(c.low, digits)}, {_fmt(c.high, digits)}]"
-            cells.append(s)
+            cells.append(_cell_text(c, digits, show_ci, bold="**{}**", sup="<sup>{}</sup>", ci=" {}"))
         out.append("| " + " | ".join(cells) + " |")
     out += ["", _md_escape("; ".join(_legend(t, alpha, show_ci, alpha_name="α")) + ".")]
     return "\n".join(out)
@@ -376,13 +386,9 @@ def _latex_table(t: _Table, digits: int, alpha: float, show_ci: bool) -> str:
             if c is None:
                 cells.append("--")
                 continue
-            s = "--" if c.mean is None else _fmt(c.mean, digits)
-            s = rf"\textbf{{{s}}}" if c.best else s
-            if c.markers:
-                s += f"$^{{{''.join(c.markers)}}}$"
-            if show_ci and c.low is not None:
-                s += f" [{_fmt(c.low, digits)}, {_fmt(c.high, digits)}]"
-            cells.append(s)
+            cells.append(_cell_text(
+                c, digits, show_ci, bold=r"\textbf{{{}}}", sup="$^{{{}}}$", ci=" {}", missing="--"
+            ))
         out.append(" & ".join(cells) + r" \\")
     out += [r"\bottomrule", r"\end{tabular}"]
     legend = latex_escape("; ".join(_legend(t, alpha, show_ci, alpha_name="\x00")) + ".")
@@ -408,12 +414,10 @@ def _html_table(t: _Table, digits: int, alpha: float, show_ci: bool) -> str:
             if c is None:
                 cells.append("<td>–</td>")
                 continue
-            s = _fmt(c.mean, digits)
-            s = f"<b>{s}</b>" if c.best else s
-            if c.markers:
-                s += f'<sup class="sig">{"".join(c.markers)}</sup>'
-            if show_ci and c.low is not None:
-                s += f' <span class="ci">[{_fmt(c.low, digits)}, {_fmt(c.high, digits)}]</span>'
+            s = _cell_text(
+                c, digits, show_ci, bold="<b>{}</b>", sup='<sup class="sig">{}</sup>',
+                ci=' <span class="ci">{}</span>',
+            )
             cells.append(f"<td{' class=best' if c.best else ''}>{s}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
     out.append("</tbody></table></div>")
