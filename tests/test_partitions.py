@@ -211,3 +211,18 @@ def test_runs_given_apart_are_validated(data: tuple) -> None:
     fractional = qrels.with_columns(pl.col("relevance").cast(pl.Float64) + 0.5)
     with pytest.raises(InputError, match="not an integer"):
         rf.evaluate(fractional, {"first": run, "second": run}, ["AP"])
+
+
+@pytest.mark.parametrize("partitions", [None, 3])
+def test_division_by_a_cutoff_is_correctly_rounded(partitions: int | None) -> None:
+    # Polars multiplies by 1/k when it divides a column by a scalar (3/10 -> 0.30000000000000004,
+    # depending on chunking); P@k and Unjudged@k divide for real, as trec_eval does.
+    qrels, run = _data(seed=5)
+    got = rf.evaluate(qrels, run, ["P@10", "P@3", "Unjudged@10"], per_query=True, partitions=partitions)
+    wide = got.pivot(on="measure", index="query_id", values="value")
+    for name, k in (("P@10", 10), ("P@3", 3), ("Unjudged@10", 10)):
+        values = wide[name].to_list()
+        assert all(v == round(v * k) / k for v in values), name  # h / k, correctly rounded
+    # the data holds counts whose reciprocal product is off by one bit (3 * 0.1 != 3 / 10)
+    tenths = wide["P@10"].to_list() + wide["Unjudged@10"].to_list()
+    assert any(round(v * 10) * 0.1 != round(v * 10) / 10 for v in tenths)

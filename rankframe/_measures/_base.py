@@ -261,6 +261,16 @@ def fsum(values: pl.Expr) -> pl.Expr:
     return values.sort().cum_sum().last().fill_null(0.0)
 
 
+def div_const(num: pl.Expr, k: int) -> pl.Expr:
+    """``num / k`` for a constant ``k``, correctly rounded (IEEE division, as trec_eval divides).
+
+    Polars divides a column by a scalar as a multiplication by ``1 / k`` when a chunk holds two
+    or more values: 3 / 10 then gives 0.30000000000000004 (not 0.3), and the last bit depends
+    on how the rows were chunked. Dividing by a column of ``k`` divides for real.
+    """
+    return num.cast(pl.Float64) / (num.cast(pl.Float64) * 0.0 + float(k))
+
+
 def safe_div(num: pl.Expr, den: pl.Expr, undefined: float = 0.0) -> pl.Expr:
     """``num / den`` with ``undefined`` where ``den`` is 0.
 

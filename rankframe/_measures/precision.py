@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import JUDGED_ONLY, POSITIVE_INT, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import (
+    JUDGED_ONLY,
+    POSITIVE_INT,
+    Ctx,
+    Measure,
+    Param,
+    div_const,
+    register,
+    register_trec,
+)
 from rankframe._measures._trec import long_cutoffs
 
 
@@ -59,7 +68,7 @@ class P(Measure):
         hits = ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
         if self.cutoff is None:
             return pl.when(ctx.num_ret > 0).then(hits / ctx.num_ret).otherwise(0.0)
-        return hits / self.cutoff
+        return div_const(hits, self.cutoff)
 
 
 register_trec("P", long_cutoffs("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000), lambda k: P(cutoff=k)))

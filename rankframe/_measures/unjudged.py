@@ -9,6 +9,7 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    div_const,
     register,
     register_trec,
     safe_div,
@@ -116,7 +117,7 @@ class Unjudged(Measure):
         unjudged = (top & (ctx.rel.is_null() | (ctx.rel < 0))).sum()
         if self.cutoff is None:
             return safe_div(unjudged, ctx.num_ret)
-        return unjudged.cast(pl.Float64) / self.cutoff
+        return div_const(unjudged, self.cutoff)
 
 
 register_trec("unj", long_cutoffs("unj", (5, 10, 20), lambda k: Unjudged(cutoff=k)))
