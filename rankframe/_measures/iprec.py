@@ -10,7 +10,15 @@ import math
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import (
+    JUDGED_ONLY,
+    Ctx,
+    Measure,
+    Param,
+    div_const,
+    register,
+    register_trec,
+)
 from rankframe._measures._trec import double_cutoffs, double_params
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
@@ -171,7 +179,7 @@ class IPrecAvg(Measure):
         matched = ~skipped & ((skipped | in_order).cast(pl.Int8).cum_min() == 1)
         at_level = _at(interpolated, found, k)
         value = pl.when(skipped).then(0.0).when(matched).then(at_level).otherwise(best)
-        return value.sum() / len(self.recall)
+        return div_const(value.sum(), len(self.recall))
 
 
 register_trec(
