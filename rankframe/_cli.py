@@ -167,6 +167,16 @@ def _partitions_arg(text: str) -> int | str:
         raise argparse.ArgumentTypeError(msg) from None
 
 
+def _files_in_measures_hint(args: argparse.Namespace) -> str:
+    """A hint when files were swallowed by ``-m`` (it takes every word after it)."""
+    if any(os.path.exists(m) for m in args.measures or ()):
+        return (
+            " (-m takes every word after it as a measure: put -m after the files, "
+            "or end its list with --)"
+        )
+    return ""
+
+
 def _cmd_evaluate(args: argparse.Namespace) -> int:
     if args.no_qrels and args.target is None:
         msg = "--no-qrels needs --target COLUMN: the target column then judges the runs."
@@ -176,12 +186,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         msg = "--no-qrels and --prefs exclude each other: the target is a column or the preferences."
         raise UsageError(msg)
     if len(args.inputs) < (1 if no_qrels else 2):
-        hint = ""
-        if any(os.path.exists(m) for m in args.measures or ()):
-            hint = (
-                " (-m takes every word after it as a measure: put -m after the files, "
-                "or end its list with --)"
-            )
+        hint = _files_in_measures_hint(args)
         need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
         msg = f"evaluate needs {need}{hint}."
         raise UsageError(msg)
@@ -219,9 +224,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     from rankframe._compare import compare
 
     if len(args.inputs) < 3:
-        msg = "compare needs a QRELS file and at least two RUN files."
-        if any(os.path.exists(m) for m in args.measures or ()):
-            msg += " (-m takes every word after it as a measure: put -m after the files.)"
+        msg = f"compare needs a QRELS file and at least two RUN files{_files_in_measures_hint(args)}."
         raise UsageError(msg)
     qrels, *runs = args.inputs
     with _warnings_to_stderr():

@@ -28,6 +28,7 @@ from rankframe._plan import (
     Options,
     Q,
     S,
+    keeps_every_row,
     per_query_plan,
 )
 from rankframe._prefs import preference_pairs, read_prefs_source
@@ -509,9 +510,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
     """
     qrels_keys = _qrels_keys(prep)
     opts = prep.opts
-    in_plan = validate and prep.pairs is None and opts.depth is None and not opts.judged_only and (
-        len(qrels_keys) == len(prep.keys)
-    )
+    in_plan = validate and keeps_every_row(opts, prep.keys, qrels_keys, prep.pairs)
     unchecked = prep
     if in_plan:
         # The checks ride in the plan's own scans and group_by (a flag per input row, a

@@ -17,7 +17,7 @@ import glob as globlib
 import gzip
 import lzma
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -331,17 +331,19 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
     raise InputError(msg)
 
 
-def _map_columns(
-    lf: pl.LazyFrame,
+def column_renames(
+    names: Sequence[str],
     needed: tuple[str, ...],
     mapping: Mapping[str, str] | None,
     kind: str,
     where: str,
-) -> pl.LazyFrame:
-    try:
-        names = lf.collect_schema().names()
-    except (pl.exceptions.PolarsError, OSError) as exc:
-        raise InputError.unreadable(kind, where, exc) from exc
+) -> tuple[dict[str, str], list[str]]:
+    """Which columns become the canonical ``needed`` ones: ``({actual: canonical}, clashing)``.
+
+    ``mapping`` (canonical -> actual) first, then the well-known names (any case). ``clashing``:
+    columns already named like a canonical column that another column is renamed to (dropped).
+    Raises :class:`InputError` naming the missing columns and the available ones.
+    """
     mapping = dict(mapping or {})
     unknown = [k for k in mapping if k not in DEFAULT_NAMES]
     if unknown:
@@ -371,6 +373,21 @@ def _map_columns(
         tried = [c for m in missing for c in DEFAULT_NAMES[m]]
         raise InputError.missing_columns(kind, missing, names, where, tried=tried)
     clash = [c for c in rename.values() if c in names and c not in rename]
+    return rename, clash
+
+
+def _map_columns(
+    lf: pl.LazyFrame,
+    needed: tuple[str, ...],
+    mapping: Mapping[str, str] | None,
+    kind: str,
+    where: str,
+) -> pl.LazyFrame:
+    try:
+        names = lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(kind, where, exc) from exc
+    rename, clash = column_renames(names, needed, mapping, kind, where)
     lf = lf.drop(clash) if clash else lf
     return lf.rename({k: v for k, v in rename.items() if k != v})
 

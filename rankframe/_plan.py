@@ -161,6 +161,20 @@ def judged_frame(
     return ranked.join(qrels_x, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True)
 
 
+def keeps_every_row(
+    opts: Options, keys: list[str], qrels_keys: list[str] | None, pairs: pl.LazyFrame | None
+) -> bool:
+    """Whether every run and qrels row reaches the plan's group_by (so checks can ride in it).
+
+    Not with a depth cut or judged-only filtering (run rows dropped), preference pairs, or
+    judgments replicated into (run, breakdown) groups (qrels rows of unheld queries dropped).
+    """
+    return (
+        opts.depth is None and not opts.judged_only and pairs is None
+        and len(qrels_keys or []) == len(keys)
+    )
+
+
 def per_query_plan(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
@@ -204,8 +218,7 @@ def per_query_plan(
                 f"{', '.join(unsupported)}. Use ties='trec_eval' (default) or ties='input' for them."
             )
             raise MeasureError(msg)
-    if checks and (opts.depth is not None or opts.judged_only or pairs is not None
-                   or len(qrels_keys or []) != len(keys)):
+    if checks and not keeps_every_row(opts, keys, qrels_keys, pairs):
         msg = "In-plan checks need a plan that keeps every input row."
         raise ValueError(msg)
     frame = judged_frame(run, qrels, keys, opts, qrels_keys, groups, checks=checks)

@@ -33,6 +33,7 @@ import polars as pl
 
 from rankframe._errors import InputError, MeasureError
 from rankframe._evaluate import MeasureSpec, _raw_wide, _warn_coverage, prepare
+from rankframe._io import column_renames
 from rankframe._measures import MIN_GEO_MEAN
 from rankframe._names import parse_measures
 from rankframe._plan import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
@@ -58,10 +59,13 @@ def _spark() -> tuple[Any, Any]:
     return F, T
 
 
-def _renamed(df: DataFrame, mapping: Mapping[str, str] | None) -> DataFrame:
-    for canonical, name in (mapping or {}).items():
-        df = df.withColumnRenamed(name, canonical)
-    return df
+def _mapped(
+    df: DataFrame, needed: tuple[str, ...], mapping: Mapping[str, str] | None, kind: str
+) -> DataFrame:
+    """``df`` with the canonical column names, found as :func:`rankframe.read_run` finds them."""
+    rename, clash = column_renames(df.columns, needed, mapping, kind, f"The Spark {kind} DataFrame")
+    df = df.drop(*clash) if clash else df
+    return df.withColumnsRenamed({k: v for k, v in rename.items() if k != v})
 
 
 def _require(df: DataFrame, columns: Sequence[str], role: str) -> None:
@@ -69,8 +73,8 @@ def _require(df: DataFrame, columns: Sequence[str], role: str) -> None:
     if missing:
         msg = (
             f"The {role} DataFrame has no column {', '.join(map(repr, missing))}. "
-            f"Available columns: {', '.join(map(repr, df.columns))}. Rename them "
-            f"({role}_columns={{'query_id': 'qid', ...}}) or select them first."
+            f"Available columns: {', '.join(map(repr, df.columns))}. Add them or leave them "
+            "out of by=."
         )
         raise InputError(msg)
 
@@ -166,20 +170,18 @@ def evaluate(
         if qrels is not None or run is not None:
             msg = "Give either judged=... or qrels and run, not both."
             raise InputError(msg)
-        judged = _renamed(judged, run_columns)
-        _require(judged, [Q, D, S, REL], "judged")
+        judged = _mapped(judged, (Q, D, S, REL), {**(qrels_columns or {}), **(run_columns or {})},
+                         "judged")
         run_side = judged.filter(F.col(S).isNotNull()).drop(REL)
         qrels_side = judged.filter(F.col(REL).isNotNull()).select(Q, D, REL)
     else:
         if qrels is None or run is None:
             msg = "rankframe.spark.evaluate needs qrels and run DataFrames (or judged=...)."
             raise InputError(msg)
-        run_side = _renamed(run, run_columns)
-        qrels_side = _renamed(qrels, qrels_columns)
-        _require(run_side, [Q, D, S], "run")
-        _require(qrels_side, [Q, D, REL], "qrels")
+        run_side = _mapped(run, (Q, D, S), run_columns, "run")
+        qrels_side = _mapped(qrels, (Q, D, REL), qrels_columns, "qrels")
     keys = (["run"] if "run" in run_side.columns else []) + by
-    _require(run_side, keys, "run")
+    _require(run_side, keys, "run")  # breakdown columns
     qrels_keys = [k for k in keys if k in qrels_side.columns]
     run_cols = [*keys, Q, D, S]
     qrels_cols = [*qrels_keys, Q, D, REL]

@@ -158,3 +158,17 @@ def test_input_errors_surface_as_input_errors(spark, data) -> None:
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run.drop("score")), ["AP"])
     with pytest.raises(rf.MeasureError):
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["runid"])
+
+
+def test_well_known_column_names_are_recognised_as_evaluate_does(spark, data) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    expected = _local(qrels, run, ["AP"], per_query=True)
+    trec_names = run.rename({"query_id": "qid", "doc_id": "docno", "score": "sim"})
+    got = pl.from_arrow(rfs.evaluate(
+        _sdf(spark, qrels.rename({"query_id": "qid", "relevance": "rel"})), _sdf(spark, trec_names),
+        ["AP"], per_query=True,
+    ).toArrow())
+    assert got.sort("query_id").equals(expected.sort("query_id"))
+    with pytest.raises(rf.InputError, match="Available columns"):
+        rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["AP"], run_columns={"score": "nope"})
