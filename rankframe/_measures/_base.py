@@ -18,6 +18,9 @@ from rankframe._errors import MeasureError
 
 Aggregation = Literal["mean", "sum", "gmean", "none"]
 
+#: The column of :attr:`Ctx.grade_position` in the planner's qrels-side statistics.
+GRADE_POSITION = "_grade_pos"
+
 #: Floor applied to per-query values before a geometric mean (trec_eval's MIN_GEO_MEAN).
 MIN_GEO_MEAN = 1e-5
 
@@ -144,6 +147,16 @@ class Ctx:
     #: the target's pairs ``item > other`` that the prediction orders the same way, the other
     #: way, and ties: ``(concordant, discordant, tied)``; filled by the planner.
     pref_counts: tuple[pl.Expr, pl.Expr, pl.Expr] | None = None
+    #: Per-query statistics of the judgments (see :meth:`judgments`) that the planner computes
+    #: on the qrels alone; ``None``: computed from the rows of the group (the default).
+    judgment_stats: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: The number of retrieved documents when the group holds only some of them (the planner's
+    #: hits-only plan); ``None``: counted from the rows.
+    n_ret: pl.Expr | None = None
+    #: Inside :meth:`judgments` statistics of the hits-only plan: each judgment's 1-based
+    #: position when the query's judgments are sorted by grade, highest first (ties in any
+    #: order), computed by a window before the group_by (cheaper than ranking inside it).
+    grade_position: pl.Expr | None = None
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
@@ -172,6 +185,26 @@ class Ctx:
         self.partials.setdefault(column, value)
         return pl.col(column)
 
+    def judgments(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+        """Return a per-query statistic of the query's judgments, retrieved or not.
+
+        ``stat(ctx)`` must read ``ctx.rel`` only (through :attr:`judged`, :meth:`relevant`,
+        :meth:`gain`...) and be a sum over the judged rows (0 for a query without any), like
+        the number of relevant documents or the ideal DCG. Where the planner joins only the
+        relevant judgments to the run (:attr:`Measure.HITS_ONLY`), it evaluates ``stat`` on the
+        qrels alone, once per query under a name derived from ``name`` (equal names must mean
+        equal statistics), and the returned expression reads it; elsewhere it is ``stat(self)``.
+        """
+        if self.judgment_stats is None:
+            return stat(self)
+        column = f"_qs_{name}"
+        if column not in self.judgment_stats:
+            qrels = Ctx(rank=pl.lit(None, dtype=pl.UInt32), rel=self.rel,
+                        relevance_level=self.relevance_level,
+                        grade_position=pl.col(GRADE_POSITION))
+            self.judgment_stats[column] = stat(qrels)
+        return pl.col(column).first()
+
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:
         """Return the relevance level in force for a measure parameter ``rel``."""
@@ -193,12 +226,13 @@ class Ctx:
 
     def num_rel(self, rel: int | None = None) -> pl.Expr:
         """Number of judged relevant documents of the query (retrieved or not)."""
-        return self.relevant(rel).sum()
+        level = self.level(rel)
+        return self.judgments(f"num_rel_{level}", lambda c: c.relevant(level).sum())
 
     @property
     def num_ret(self) -> pl.Expr:
         """Number of retrieved documents."""
-        return self.rank.count()
+        return self.rank.count() if self.n_ret is None else self.n_ret
 
     def num_rel_ret(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
         """Number of relevant retrieved documents, optionally within the top ``cutoff``."""
@@ -212,6 +246,9 @@ class Ctx:
         if self.average_ties:
             msg = "judged_only cannot be combined with the 'average' tie policy."
             raise MeasureError(msg)
+        if self.judgment_stats is not None or self.n_ret is not None:
+            msg = "judged_only needs every judgment of the query (not a hits-only plan)."
+            raise ValueError(msg)
         keep = self.judged
         return Ctx(
             rank=self.rank.filter(keep).rank("ordinal"),
@@ -310,6 +347,12 @@ class Measure:
     #: Whether the measure is defined on a set of target preference pairs alone (it may then
     #: be evaluated against ``evaluate(prefs=...)``).
     PAIRWISE_TARGET: ClassVar[bool] = False
+    #: Whether the value depends only on the retrieved documents judged at or above the
+    #: measure's level (:meth:`hit_level`), their ranks and grades, :attr:`Ctx.num_ret` and
+    #: :meth:`Ctx.judgments` statistics: other rows contribute nothing. The planner then joins
+    #: only those judgments to the run (a far smaller group_by, DESIGN.md §4). A test evaluates
+    #: every such family both ways and compares the bits.
+    HITS_ONLY: ClassVar[bool] = False
 
     __slots__ = ("_params",)
 
@@ -391,6 +434,17 @@ class Measure:
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query aggregation expression of this measure (subclasses)."""
         raise NotImplementedError
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """The lowest grade whose retrieved documents the value reads (see :attr:`HITS_ONLY`).
+
+        ``None``: the measure needs every row (not hits-only, or ``judged_only``). The default
+        is the measure's ``rel`` parameter, else the evaluation's relevance level.
+        """
+        if not self.HITS_ONLY or self._params.get("judged_only"):
+            return None
+        rel = self._params.get("rel")
+        return relevance_level if rel is None else rel
 
 
 def _format_number(v: Any) -> str:

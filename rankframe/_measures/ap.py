@@ -83,6 +83,8 @@ class AP(Measure):
     )
     ALIASES = {"map": {}}
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return _ap(ctx, self.rel, self.cutoff, self.norm)
@@ -111,6 +113,8 @@ class GMAP(Measure):
     NAME = "GMAP"
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "gmean"
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -31,6 +31,8 @@ class NumQ(Measure):
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     AGGREGATE = "sum"
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return pl.lit(1.0)
@@ -69,6 +71,8 @@ class NumRet(Measure):
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "sum"
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         if self.rel is None:
@@ -105,6 +109,8 @@ class NumRelRet(Measure):
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "sum"
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return ctx.num_rel_ret(self.rel).cast(pl.Float64)
@@ -139,6 +145,8 @@ class NumRel(Measure):
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "sum"
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -36,14 +36,22 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
     return fsum(contrib.filter(keep))
 
 
-def ideal_dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
+def ideal_dcg_expr(
+    ctx: Ctx, gain: pl.Expr, cutoff: int | None, *, by_grade: bool = False
+) -> pl.Expr:
     """DCG of the judged documents with positive gain, sorted by gain (retrieved or not).
 
     The position of a gain in the ideal ranking is its descending ordinal rank among the
     positive gains (equal gains are interchangeable), which needs no sort of the values.
+    ``by_grade``: the gain grows with the grade and is positive exactly for grades >= 1, so
+    the planner's :attr:`Ctx.grade_position` may serve as the position.
     """
-    ideal = gain.filter(ctx.judged & (gain > 0))
-    position = ideal.rank("ordinal", descending=True)
+    keep = ctx.judged & (gain > 0)
+    ideal = gain.filter(keep)
+    if by_grade and ctx.grade_position is not None:
+        position = ctx.grade_position.filter(keep)
+    else:
+        position = ideal.rank("ordinal", descending=True)
     contrib = ideal / (position.cast(pl.Float64) + 1.0).log(2)
     if cutoff is not None:
         contrib = contrib.filter(position <= cutoff)
@@ -104,14 +112,25 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
     )
     ALIASES = {"ndcg": {}, "ndcg_burges": {"dcg": "exp-log2"}}
     SUPPORTS_AVERAGE_TIES = True
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         gain = gain_expr(ctx, self.dcg, self.gains)
         ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
-        return safe_div(
-            dcg_expr(ctx, ranked_gain, self.cutoff), ideal_dcg_expr(ctx, gain, self.cutoff)
+        ideal = ctx.judgments(
+            f"idcg_{self.dcg}_{self.gains}_{self.cutoff}",
+            lambda c: ideal_dcg_expr(
+                c, gain_expr(c, self.dcg, self.gains), self.cutoff, by_grade=self.gains is None
+            ),
         )
+        return safe_div(dcg_expr(ctx, ranked_gain, self.cutoff), ideal)
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Grade 1, or 0 when a gain map gives grade 0 a gain (negative grades have none)."""
+        if self.judged_only:
+            return None
+        return 0 if dict(self.gains or ()).get(0, 0.0) != 0.0 else 1
 
 
 def _ndcg_trec(pairs: dict[str, float] | None) -> nDCG:

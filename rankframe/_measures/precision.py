@@ -63,6 +63,8 @@ class P(Measure):
     ALIASES = {"precision": {}}
     SUPPORTS_AVERAGE_TIES = True
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         hits = ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)

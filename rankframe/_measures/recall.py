@@ -56,6 +56,8 @@ class R(Measure):
     ALIASES = {"recall": {}}
     SUPPORTS_AVERAGE_TIES = True
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return safe_div(ctx.expected_hits(self.rel, self.cutoff), ctx.num_rel(self.rel))

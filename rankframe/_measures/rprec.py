@@ -55,6 +55,8 @@ class Rprec(Measure):
     PARAMS = (Param("rel", "int", None), JUDGED_ONLY)
     ALIASES = {"r-precision": {}}
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         num_rel = ctx.num_rel(self.rel)
@@ -113,6 +115,8 @@ class RprecMult(Measure):
         if self.cutoff is None:
             msg = "RprecMult needs the multiple of R after '@', e.g. 'RprecMult@0.5'."
             raise MeasureError(msg)
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

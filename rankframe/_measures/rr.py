@@ -44,6 +44,8 @@ class RR(Measure):
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
     ALIASES = {"mrr": {}}
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         hit = ctx.relevant(self.rel) & ctx.retrieved

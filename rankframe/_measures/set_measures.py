@@ -76,6 +76,8 @@ class SetP(Measure):
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL, Param("relative", "bool", False), JUDGED_ONLY)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         if self.relative:
@@ -121,6 +123,8 @@ class SetRelP(Measure):
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return _relative_p(ctx, self.rel)
@@ -161,6 +165,8 @@ class SetR(Measure):
     NAME = "SetR"
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -206,6 +212,8 @@ class SetAP(Measure):
     NAME = "SetAP"
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL, JUDGED_ONLY)
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -262,6 +270,8 @@ class SetF(Measure):
         _REL,
         JUDGED_ONLY,
     )
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -59,6 +59,8 @@ class Success(Measure):
             msg = "Success needs a cutoff after '@', e.g. 'Success@10'."
             raise MeasureError(msg)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return (ctx.num_rel_ret(self.rel, self.cutoff) > 0).cast(pl.Float64)

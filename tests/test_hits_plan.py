@@ -1,0 +1,163 @@
+"""The hits-only plan gives the general plan's values, bit for bit, and its flags and errors.
+
+When every requested measure reads only the retrieved documents judged relevant
+(``Measure.HITS_ONLY``), the planner joins only those judgments and takes the number relevant and
+the ideal DCG from the qrels alone (``rankframe._plan.hits_plan``). Here both plans evaluate the
+same random inputs (ties, unjudged and negative judgments, queries missing on either side,
+several runs, breakdowns, depth, ``complete``) and must agree in every bit, in which queries
+they evaluate, and in their warnings.
+"""
+
+from __future__ import annotations
+
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankframe as rf
+from rankframe import _plan
+from rankframe._measures import REGISTRY
+from rankframe._names import parse_measures
+
+#: Every hits-only family with its parameters (cutoffs, levels, gains, normalisations).
+HITS = [
+    "P@1", "P@3", "P", "P(rel=2)@2", "R@2", "R", "R(rel=2)@5", "AP", "AP@3", "AP(rel=2)",
+    "AP(norm='num_rel_ret')@3", "GMAP", "RR", "RR@2", "RR(rel=2)", "nDCG", "nDCG@3",
+    "nDCG(dcg='exp-log2')@5", "nDCG(gains={0: 1.0, 2: 5.0})", "nDCG(gains={1: 0.0, 3: 7.0})@2",
+    "Success@1", "Success@3", "Rprec", "Rprec(rel=2)", "RprecMult@0.5", "RprecMult@1.5",
+    "NumQ", "NumRet", "NumRet(rel=2)", "NumRel", "NumRelRet", "NumRelRet(rel=2)", "SetP",
+    "SetR", "SetF", "SetF(beta=0.5)", "SetP(rel=2)", "SetRelP", "SetAP",
+]
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+DOCS = ("1", "2", "9", "10", "a", "b", "B", "c10", "c9")
+QUERIES = ("q1", "q2", "10", "9")
+SCORES = (-1.0, 0.0, 0.5, 1.0, 1.0, 2.0, 3.25)
+
+
+@contextmanager
+def general_plan():
+    """Force the general plan (every judgment joined to the run)."""
+    with mock.patch.object(_plan, "hits_level", return_value=None):
+        yield
+
+
+def _ranking(draw: st.DrawFn, qid: str) -> list[tuple[str, str, float]]:
+    docs = draw(st.lists(st.sampled_from(DOCS), min_size=0, max_size=7, unique=True))
+    return [(qid, d, draw(st.sampled_from(SCORES))) for d in docs]
+
+
+@st.composite
+def inputs(draw: st.DrawFn) -> tuple[pl.DataFrame, Any, dict[str, Any]]:
+    qrels, runs = [], {"a": [], "b": []}
+    for qid in draw(st.lists(st.sampled_from(QUERIES), min_size=1, max_size=4, unique=True)):
+        judged = draw(st.lists(st.sampled_from(DOCS), min_size=0, max_size=6, unique=True))
+        qrels += [(qid, d, draw(st.sampled_from((-1, 0, 1, 2, 3)))) for d in judged]
+        for name in runs:
+            runs[name] += _ranking(draw, qid)
+    schema = {"query_id": pl.String, "doc_id": pl.String}
+    qrels_df = pl.DataFrame(qrels, schema={**schema, "relevance": pl.Int64}, orient="row")
+    frames = {n: pl.DataFrame(r, schema={**schema, "score": pl.Float64}, orient="row")
+              for n, r in runs.items()}
+    shape = draw(st.sampled_from(("one", "two runs", "breakdown")))
+    options: dict[str, Any] = {
+        "complete": draw(st.booleans()),
+        "relevance_level": draw(st.sampled_from((1, 2))),
+        "depth": draw(st.sampled_from((None, None, 1, 3))),
+        "ties": draw(st.sampled_from(("trec_eval", "trec_eval", "input"))),
+    }
+    if shape == "one":
+        run: Any = frames["a"]
+    elif shape == "two runs":
+        run = frames
+    else:  # a breakdown column: each document's 'locale'
+        run = frames["a"].with_columns(
+            pl.when(pl.col("doc_id").str.contains("[0-9]")).then(pl.lit("x")).otherwise(pl.lit("y"))
+            .alias("locale")
+        )
+        options["by"] = ["locale"]
+    return qrels_df, run, options
+
+
+def _evaluate(qrels: pl.DataFrame, run: Any, options: dict[str, Any]) -> tuple[pl.DataFrame, list[str]]:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = rf.evaluate(qrels, run, HITS, per_query=True, **options)
+    return out, sorted(str(w.message) for w in caught)
+
+
+def test_the_list_covers_every_hits_only_family() -> None:
+    listed = {type(m).__name__ for m in parse_measures(HITS)}
+    hits_only = {name for name, cls in REGISTRY.items() if cls.HITS_ONLY}
+    assert hits_only == {REGISTRY[n].NAME for n in listed}
+    assert _plan.hits_level(parse_measures(HITS), _plan.Options(), None) == 0  # nDCG gains 0 -> 1
+
+
+@pytest.mark.parametrize("options", [
+    {}, {"judged_only": True}, {"ties": "average"},
+])
+def test_which_evaluations_take_the_hits_plan(options: dict[str, Any]) -> None:
+    level = _plan.hits_level(parse_measures(["AP", "nDCG@10"]), _plan.Options(**options), None)
+    assert (level == 1) if not options else level is None
+    assert _plan.hits_level(parse_measures(["AP", "bpref"]), _plan.Options(), None) is None
+    assert _plan.hits_level(parse_measures(["nDCG(judged_only=True)"]), _plan.Options(), None) is None
+
+
+@settings(max_examples=max(settings.default.max_examples, 40))
+@given(data=inputs())
+def test_hits_plan_equals_the_general_plan_bit_for_bit(data: tuple) -> None:
+    qrels, run, options = data
+    got, got_warnings = _evaluate(qrels, run, options)
+    with general_plan():
+        want, want_warnings = _evaluate(qrels, run, options)
+    assert got_warnings == want_warnings
+    keys = [c for c in want.columns if c != "value"]
+    assert got.columns == want.columns
+    assert got.height == want.height
+    joined = want.join(got, on=keys, how="full", nulls_equal=True, suffix="_hits")
+    assert joined.height == want.height, "the plans evaluate different (group, query) rows"
+    differs = joined.filter(
+        pl.col("value").reinterpret(signed=True) != pl.col("value_hits").reinterpret(signed=True)
+    )
+    assert differs.height == 0, differs
+
+
+def test_hits_plan_on_the_dl19_sample_equals_the_general_plan() -> None:
+    qrels, run = DATA / "qrels.dl19-passage.txt", DATA / "run.dl19.bm25.txt"
+    got = rf.evaluate(qrels, run, HITS, per_query=True)
+    with general_plan():
+        want = rf.evaluate(qrels, run, HITS, per_query=True)
+    assert got.equals(want)
+
+
+@pytest.mark.parametrize("where", ["run", "qrels"])
+def test_a_duplicate_that_is_not_relevant_is_still_refused(where: str) -> None:
+    # the hits plan joins only relevant judgments: a duplicated unjudged run row or a
+    # duplicated grade-0 judgment never reaches its group_by, yet must be an error
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q1"], "doc_id": ["a", "b", "c"],
+                          "relevance": [1, 0, 0]})
+    run = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": ["a", "x", "y"],
+                        "score": [3.0, 2.0, 1.0]})
+    if where == "run":
+        run = pl.concat([run, run[1:2].with_columns(pl.lit(0.5).alias("score"))])
+    else:
+        qrels = pl.concat([qrels, qrels[1:2]])
+    assert _plan.hits_level(parse_measures(["P@10", "nDCG@10"]), _plan.Options(), None) == 1
+    with pytest.raises(rf.InputError, match="(?i)duplicate"):
+        rf.evaluate(qrels, run, ["P@10", "nDCG@10"])
+
+
+def test_explain_shows_the_hits_plan() -> None:
+    qrels = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q1"], "doc_id": ["a"], "score": [1.0]})
+    plan = rf.explain(qrels, run, ["AP", "nDCG@10"])
+    assert "LEFT JOIN" in plan
+    assert "FULL JOIN" not in plan
+    assert "FULL JOIN" in rf.explain(qrels, run, ["AP", "bpref"])
