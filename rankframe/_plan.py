@@ -373,18 +373,25 @@ def hits_plan(
         (post if _uses_partials(e) else exprs).append(e)
 
     present = "_judged"
-    if any(GRADE_POSITION in e.meta.root_names() for e in stats.values()):
-        # positions in the ideal ranking by a window: ranking inside the group_by is ~3x slower
-        by_grade = pl.col(REL).rank("ordinal", descending=True).over([*qrels_keys, Q])
-        qrels = qrels.with_columns(by_grade.alias(GRADE_POSITION))
-    per_query = qrels.group_by([*qrels_keys, Q]).agg(
+    qkey = [*qrels_keys, Q]
+    per_query = qrels.group_by(qkey).agg(
         pl.lit(True).alias(present),
-        *(e.alias(n) for n, e in stats.items()),
         *([
             pl.col(BAD_QRELS).any().alias(BAD_QRELS),
             (doc_hash(pl.col(D)).n_unique() < pl.len()).alias("_qrels_dup"),
         ] if checks else []),
     )
+    if stats:
+        # the statistics are sums over the judgments the measures read (grade >= level): a
+        # group_by over those only; ideal positions by a window (ranking inside is ~3x slower)
+        counted = judged
+        if any(GRADE_POSITION in e.meta.root_names() for e in stats.values()):
+            by_grade = pl.col(REL).rank("ordinal", descending=True).over(qkey)
+            counted = counted.with_columns(by_grade.alias(GRADE_POSITION))
+        per_query = per_query.join(
+            counted.group_by(qkey).agg(e.alias(n) for n, e in stats.items()),
+            on=qkey, how="left", nulls_equal=True,
+        )
     filled = [
         pl.col(present).fill_null(False), pl.col(N_RET).fill_null(0),
         *(pl.col(n).fill_null(0) for n in stats),

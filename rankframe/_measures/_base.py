@@ -189,11 +189,13 @@ class Ctx:
         """Return a per-query statistic of the query's judgments, retrieved or not.
 
         ``stat(ctx)`` must read ``ctx.rel`` only (through :attr:`judged`, :meth:`relevant`,
-        :meth:`gain`...) and be a sum over the judged rows (0 for a query without any), like
-        the number of relevant documents or the ideal DCG. Where the planner joins only the
-        relevant judgments to the run (:attr:`Measure.HITS_ONLY`), it evaluates ``stat`` on the
-        qrels alone, once per query under a name derived from ``name`` (equal names must mean
-        equal statistics), and the returned expression reads it; elsewhere it is ``stat(self)``.
+        :meth:`gain`...) and be a sum over the judged rows to which the judgments below the
+        measure's :meth:`Measure.hit_level` add nothing (0 for a query without any), like the
+        number of relevant documents or the ideal DCG. Where the planner joins only the
+        relevant judgments to the run (:attr:`Measure.HITS_ONLY`), it evaluates ``stat`` on
+        those judgments alone, once per query under a name derived from ``name`` (equal names
+        must mean equal statistics), and the returned expression reads it; elsewhere it is
+        ``stat(self)``.
         """
         if self.judgment_stats is None:
             return stat(self)
