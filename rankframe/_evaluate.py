@@ -510,7 +510,9 @@ def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
     """
     qrels_keys = _qrels_keys(prep)
     opts = prep.opts
-    in_plan = validate and keeps_every_row(opts, prep.keys, qrels_keys, prep.pairs)
+    in_plan = validate and keeps_every_row(
+        opts, prep.keys, qrels_keys, prep.pairs, prep.measures
+    )
     unchecked = prep
     if in_plan:
         # The checks ride in the plan's own scans and group_by (a flag per input row, a

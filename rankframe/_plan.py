@@ -163,17 +163,24 @@ def judged_frame(
 
 
 def keeps_every_row(
-    opts: Options, keys: list[str], qrels_keys: list[str] | None, pairs: pl.LazyFrame | None
+    opts: Options,
+    keys: list[str],
+    qrels_keys: list[str] | None,
+    pairs: pl.LazyFrame | None,
+    measures: list[Measure] | None = None,
 ) -> bool:
-    """Whether every run and qrels row reaches the plan's group_by (so checks can ride in it).
+    """Whether every run and qrels row reaches the plan's checks (so they can ride in it).
 
-    Not with a depth cut or judged-only filtering (run rows dropped), preference pairs, or
-    judgments replicated into (run, breakdown) groups (qrels rows of unheld queries dropped).
+    Not with a depth cut or judged-only filtering (run rows dropped), preference pairs, or,
+    in the general plan, judgments replicated into (run, breakdown) groups (qrels rows of
+    unheld queries dropped); the hits-only plan screens the judgments once, whatever the
+    groups.
     """
-    return (
-        opts.depth is None and not opts.judged_only and pairs is None
-        and len(qrels_keys or []) == len(keys)
-    )
+    if opts.depth is not None or opts.judged_only or pairs is not None:
+        return False
+    if len(qrels_keys or []) == len(keys):
+        return True
+    return measures is not None and hits_level(measures, opts, pairs) is not None
 
 
 def per_query_plan(
@@ -188,13 +195,11 @@ def per_query_plan(
     pairs: pl.LazyFrame | None = None,
     groups: pl.LazyFrame | None = None,
     checks: bool = False,
-    hits_only: bool = True,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
 
     When every measure reads only the retrieved documents judged relevant (:func:`hits_level`),
-    the plan is :func:`hits_plan`; ``hits_only=False`` forces the general plan (tests compare
-    the two).
+    the plan is :func:`hits_plan`.
 
     ``qrels_given=False``: the qrels are empty because only a ``target`` column judges the run.
     ``checks``: the run and qrels carry boolean columns ``BAD_RUN`` / ``BAD_QRELS`` (a row the
@@ -224,10 +229,10 @@ def per_query_plan(
                 f"{', '.join(unsupported)}. Use ties='trec_eval' (default) or ties='input' for them."
             )
             raise MeasureError(msg)
-    if checks and not keeps_every_row(opts, keys, qrels_keys, pairs):
+    if checks and not keeps_every_row(opts, keys, qrels_keys, pairs, measures):
         msg = "In-plan checks need a plan that keeps every input row."
         raise ValueError(msg)
-    level = hits_level(measures, opts, pairs) if hits_only else None
+    level = hits_level(measures, opts, pairs)
     if level is not None:
         return hits_plan(
             run, qrels, measures, keys, opts, level, qrels_keys, groups, checks=checks
@@ -323,8 +328,9 @@ def hits_plan(
        query's rank-1 row (so every query of the run stays, with its count): about a tenth of
        the rows of the full join on TREC-like data;
     3. the statistics of the judgments (number relevant, ideal DCG...,
-       :meth:`Ctx.judgments`) from one ``group_by`` over the qrels alone, joined per query;
-       queries judged but not retrieved get a row of their own;
+       :meth:`Ctx.judgments`) from one ``group_by`` over the same judgments alone (computed
+       once, whatever the runs and breakdowns), joined per query; queries judged but not
+       retrieved get a row of their own;
     4. one ``group_by`` evaluates every measure on the small frame.
 
     ``checks``: the bad-row flags ride along (bad run rows are kept by the filter); duplicates
@@ -344,7 +350,7 @@ def hits_plan(
     if opts.depth is not None:
         n_ret = pl.min_horizontal(n_ret, pl.lit(opts.depth, pl.UInt32))
     # the window's groups are shared: counting and the duplicate screen cost next to nothing
-    extra = [n_ret.cast(pl.UInt32).alias(N_RET)]
+    extra = [n_ret.alias(N_RET)]
     if checks:  # (in one with_columns with the rank: a second one would group again)
         duplicated = doc_hash(pl.col(D)).n_unique().over(group) < pl.len().over(group)
         extra.append(duplicated.alias(DUP))

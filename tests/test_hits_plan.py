@@ -22,6 +22,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
+from rankframe import _evaluate as _evaluate_module
 from rankframe import _plan
 from rankframe._measures import REGISTRY
 from rankframe._names import parse_measures
@@ -161,3 +162,28 @@ def test_explain_shows_the_hits_plan() -> None:
     assert "LEFT JOIN" in plan
     assert "FULL JOIN" not in plan
     assert "FULL JOIN" in rf.explain(qrels, run, ["AP", "bpref"])
+
+
+@pytest.mark.parametrize("shape", ["run column", "breakdown"])
+def test_checks_ride_in_the_hits_plan_of_several_groups(shape: str) -> None:
+    # judgments shared by several (run, breakdown) groups are screened once in the hits plan,
+    # so the checks ride in it there too; a duplicate in one group is still found and named
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    run = pl.DataFrame({
+        "query_id": ["q1"] * 5, "doc_id": ["a", "x", "a", "x", "x"],
+        "score": [3.0, 2.0, 3.0, 2.0, 1.0], "run": ["r1", "r1", "r2", "r2", "r2"],
+    })
+    options: dict[str, Any] = {}
+    if shape == "breakdown":
+        run, options = run.rename({"run": "locale"}), {"by": ["locale"]}
+    prep = _evaluate_module.prepare(qrels, run, ["P@10"], validate=False, **options)
+    assert _plan.keeps_every_row(
+        prep.opts, prep.keys, _evaluate_module._qrels_keys(prep), None, prep.measures
+    )
+    with pytest.raises(rf.InputError, match=r"duplicate .*'q1', 'x'"):
+        rf.evaluate(qrels, run, ["P@10"], **options)
+    fine = run.filter(pl.col("score") != 1.0)
+    got = rf.evaluate(qrels, fine, ["P@10", "nDCG@10"], per_query=True, **options)
+    with general_plan():
+        want = rf.evaluate(qrels, fine, ["P@10", "nDCG@10"], per_query=True, **options)
+    assert got.equals(want)
