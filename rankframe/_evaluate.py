@@ -58,6 +58,9 @@ class Prepared:
     #: The name of the run when it is one of several evaluated apart (a ``run`` column is then
     #: added to its per-query rows).
     run_name: str | None = None
+    #: Shared by runs evaluated apart against the same judgments: the judgment-side per-query
+    #: frames of the hits plan, computed for the first run only (see :func:`hits_plan`).
+    judgment_cache: dict | None = None
 
 
 def _describe(source: Any, role: str = "input") -> str:
@@ -528,6 +531,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
     plan = per_query_plan(
         prep.run, prep.qrels, prep.measures, prep.keys, opts, qrels_keys,
         qrels_given=prep.qrels_given, pairs=prep.pairs, groups=prep.groups, checks=in_plan,
+        judgment_cache=prep.judgment_cache,
     )
     try:
         try:

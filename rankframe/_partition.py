@@ -153,10 +153,11 @@ def _run_parts(
     Without a ``run`` key the plan takes the plain join path; the run's name is put on its
     per-query rows afterwards (see :func:`_name_run`).
     """
+    cache: dict = {}  # the same judgments for every run: their statistics are computed once
     for i, name in enumerate(names):
         yield f"run {i + 1}/{len(names)} ({name})", replace(
             prepare_run(name), pairs=prep.pairs, qrels_where=prep.qrels_where,
-            qrels_given=prep.qrels_given, run_name=name,
+            qrels_given=prep.qrels_given, run_name=name, judgment_cache=cache,
         )  # groups: the run's own (complete=True scores its missing queries, not other runs')
 
 

@@ -195,6 +195,7 @@ def per_query_plan(
     pairs: pl.LazyFrame | None = None,
     groups: pl.LazyFrame | None = None,
     checks: bool = False,
+    judgment_cache: dict | None = None,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
 
@@ -207,6 +208,7 @@ def per_query_plan(
     twice in a (group, query): a duplicate in either input, or a 64-bit hash collision) per
     (group, query), computed in the same ``group_by`` instead of separate scans. Only for plans
     that keep every input row (no depth, not judged-only, judgments joined directly).
+    ``judgment_cache``: see :func:`hits_plan`.
     ``pairs``: preference pairs ``query_id, _a, _b`` are the target (``qrels`` then lists the
     documents they name); only measures defined on pairs alone are accepted.
     """
@@ -235,7 +237,8 @@ def per_query_plan(
     level = hits_level(measures, opts, pairs)
     if level is not None:
         return hits_plan(
-            run, qrels, measures, keys, opts, level, qrels_keys, groups, checks=checks
+            run, qrels, measures, keys, opts, level, qrels_keys, groups, checks=checks,
+            cache=judgment_cache,
         )
     frame = judged_frame(run, qrels, keys, opts, qrels_keys, groups, checks=checks)
     if pairs is not None:
@@ -320,6 +323,7 @@ def hits_plan(
     groups: pl.LazyFrame | None = None,
     *,
     checks: bool = False,
+    cache: dict | None = None,
 ) -> pl.LazyFrame:
     """The per-query plan of hits-only measures: same columns and values as the general plan.
 
@@ -336,6 +340,9 @@ def hits_plan(
     ``checks``: the bad-row flags ride along (bad run rows are kept by the filter); duplicates
     are screened per query on 64-bit doc-id hashes, in the rank window and the qrels group_by;
     a raised flag triggers the scan that finds the exact error.
+
+    ``cache``: a dict shared by plans of several runs against the same judgments; the
+    judgment-side per-query frame is then collected by the first plan and read by the others.
     """
     qrels_keys = list(qrels_keys or [])
     group = [*keys, Q]
@@ -398,6 +405,11 @@ def hits_plan(
             counted.group_by(qkey).agg(e.alias(n) for n, e in stats.items()),
             on=qkey, how="left", nulls_equal=True,
         )
+    if cache is not None:
+        key = (level, tuple(stats), checks, tuple(qrels_keys))
+        if key not in cache:
+            cache[key] = per_query.collect()
+        per_query = cache[key].lazy()
     filled = [
         pl.col(present).fill_null(False), pl.col(N_RET).fill_null(0),
         *(pl.col(n).fill_null(0) for n in stats),

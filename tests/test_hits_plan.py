@@ -187,3 +187,33 @@ def test_checks_ride_in_the_hits_plan_of_several_groups(shape: str) -> None:
     with general_plan():
         want = rf.evaluate(qrels, fine, ["P@10", "nDCG@10"], per_query=True, **options)
     assert got.equals(want)
+
+
+def test_runs_evaluated_apart_share_the_judgment_side(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[int, int]] = []
+    real = _plan.hits_plan
+
+    def spy(*args: Any, cache: dict | None = None, **kwargs: Any) -> pl.LazyFrame:
+        assert cache is not None
+        seen.append((id(cache), len(cache)))
+        return real(*args, cache=cache, **kwargs)
+
+    monkeypatch.setattr(_plan, "hits_plan", spy)
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q3"], "doc_id": ["a", "b", "a", "c"],
+                          "relevance": [2, 1, 1, 3]})
+    runs = {
+        name: pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"][:n], "doc_id": ["b", "a", "a", "z"][:n],
+                            "score": [1.0, 1.0, 0.5, 2.0][:n]})
+        for name, n in (("r1", 4), ("r2", 2), ("r3", 3))
+    }
+    measures = ["nDCG@2", "AP", "R", "P@1"]
+    got = rf.evaluate(qrels, runs, measures, per_query=True, complete=True)
+    assert len({cache for cache, _ in seen}) == 1
+    assert [size for _, size in seen] == [0, 1, 1]  # collected for the first run, then read
+    monkeypatch.setattr(_plan, "hits_plan", real)
+    want = pl.concat([
+        rf.evaluate(qrels, run, measures, per_query=True, complete=True)
+        .select(pl.lit(name).alias("run"), pl.all())
+        for name, run in runs.items()
+    ])
+    assert got.equals(want)
