@@ -8,6 +8,11 @@ Shape of the plan (DESIGN.md §4):
    are rows with a null rank (they feed the number of relevant documents and the ideal DCG);
 3. one ``group_by`` over (run, breakdowns..., query) that evaluates every measure's aggregation;
 4. the cross-query aggregation happens on the small per-query frame.
+
+When every requested measure is hits-only (:attr:`Measure.HITS_ONLY`: it reads the retrieved
+documents judged relevant and per-query statistics of the judgments), :func:`hits_plan` replaces
+steps 2-3: a LEFT join with the relevant judgments only, the statistics from the judgments alone,
+and a ``group_by`` over about a tenth of the rows; the values are the same, bit for bit.
 """
 
 from __future__ import annotations

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -217,3 +218,35 @@ def test_runs_evaluated_apart_share_the_judgment_side(monkeypatch: pytest.Monkey
         for name, run in runs.items()
     ])
     assert got.equals(want)
+
+
+def test_hits_plan_agrees_across_engines_and_partitions(tmp_path: Path) -> None:
+    # many exact ties, unjudged and negative judgments, queries on one side only
+    rng = np.random.default_rng(2)
+    run = pl.DataFrame([
+        (f"q{q}", f"d{d}", float(rng.integers(0, 8)) / 4)
+        for q in range(40) for d in rng.choice(200, size=int(rng.integers(1, 40)), replace=False)
+    ], schema=["query_id", "doc_id", "score"], orient="row")
+    qrels = pl.DataFrame([
+        (f"q{q}", f"d{d}", int(rng.integers(-1, 4)))
+        for q in range(5, 45) for d in rng.choice(200, size=int(rng.integers(1, 30)), replace=False)
+    ], schema=["query_id", "doc_id", "relevance"], orient="row")
+
+    def per_query(source: Any = run, **options: Any) -> pl.DataFrame:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rf.RankframeWarning)
+            return rf.evaluate(qrels, source, HITS, per_query=True, complete=True, **options)
+
+    with general_plan():
+        want = per_query()
+    assert per_query().equals(want)
+    assert per_query(partitions=3).equals(want)
+    (tmp_path / "run").mkdir()
+    bucket = run["query_id"].str.slice(1).cast(pl.Int64) % 3
+    for i in range(3):
+        run.filter(bucket == i).write_parquet(tmp_path / "run" / f"part-{i}.parquet")
+    assert per_query(tmp_path / "run", partitions="files").equals(want)
+    with pl.Config() as cfg:
+        cfg.set_engine_affinity("in-memory")
+        assert per_query().equals(want)
+        assert per_query(partitions=2).equals(want)
