@@ -391,25 +391,7 @@ def hits_plan(
         (post if _uses_partials(e) else exprs).append(e)
 
     present = "_judged"
-    qkey = [*qrels_keys, Q]
-    per_query = qrels.group_by(qkey).agg(
-        pl.lit(True).alias(present),
-        *([
-            pl.col(BAD_QRELS).any().alias(BAD_QRELS),
-            (doc_hash(pl.col(D)).n_unique() < pl.len()).alias("_qrels_dup"),
-        ] if checks else []),
-    )
-    if stats:
-        # the statistics are sums over the judgments the measures read (grade >= level): a
-        # group_by over those only; ideal positions by a window (ranking inside is ~3x slower)
-        counted = judged
-        if any(GRADE_POSITION in e.meta.root_names() for e in stats.values()):
-            by_grade = pl.col(REL).rank("ordinal", descending=True).over(qkey)
-            counted = counted.with_columns(by_grade.alias(GRADE_POSITION))
-        per_query = per_query.join(
-            counted.group_by(qkey).agg(e.alias(n) for n, e in stats.items()),
-            on=qkey, how="left", nulls_equal=True,
-        )
+    per_query = _judgment_side(qrels, judged, stats, qrels_keys, present, checks=checks)
     if cache is not None:
         key = (level, tuple(stats), checks, tuple(qrels_keys))
         if key not in cache:
@@ -452,6 +434,41 @@ def hits_plan(
     if post:
         out = out.with_columns(post).drop(list(partials))
     return out
+
+
+def _judgment_side(
+    qrels: pl.LazyFrame,
+    judged: pl.LazyFrame,
+    stats: dict[str, pl.Expr],
+    qrels_keys: list[str],
+    present: str,
+    *,
+    checks: bool,
+) -> pl.LazyFrame:
+    """Per (qrels keys, query): ``present``, the judgment statistics ``stats`` and the checks.
+
+    ``judged``: the judgments the measures read (grade >= their level).
+    """
+    qkey = [*qrels_keys, Q]
+    per_query = qrels.group_by(qkey).agg(
+        pl.lit(True).alias(present),
+        *([
+            pl.col(BAD_QRELS).any().alias(BAD_QRELS),
+            (doc_hash(pl.col(D)).n_unique() < pl.len()).alias("_qrels_dup"),
+        ] if checks else []),
+    )
+    if stats:
+        # the statistics are sums over the judgments the measures read (grade >= level): a
+        # group_by over those only; ideal positions by a window (ranking inside is ~3x slower)
+        counted = judged
+        if any(GRADE_POSITION in e.meta.root_names() for e in stats.values()):
+            by_grade = pl.col(REL).rank("ordinal", descending=True).over(qkey)
+            counted = counted.with_columns(by_grade.alias(GRADE_POSITION))
+        per_query = per_query.join(
+            counted.group_by(qkey).agg(e.alias(n) for n, e in stats.items()),
+            on=qkey, how="left", nulls_equal=True,
+        )
+    return per_query
 
 
 PC, PD, PT = "_pref_c", "_pref_d", "_pref_t"
