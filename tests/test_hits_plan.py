@@ -26,6 +26,7 @@ import rankframe as rf
 from rankframe import _evaluate as _evaluate_module
 from rankframe import _plan
 from rankframe._measures import REGISTRY
+from rankframe._measures._base import ANY_GRADE
 from rankframe._names import parse_measures
 
 #: Every hits-only family with its parameters (cutoffs, levels, gains, normalisations).
@@ -35,7 +36,9 @@ HITS = [
     "nDCG(dcg='exp-log2')@5", "nDCG(gains={0: 1.0, 2: 5.0})", "nDCG(gains={1: 0.0, 3: 7.0})@2",
     "Success@1", "Success@3", "Rprec", "Rprec(rel=2)", "RprecMult@0.5", "RprecMult@1.5",
     "NumQ", "NumRet", "NumRet(rel=2)", "NumRel", "NumRelRet", "NumRelRet(rel=2)", "SetP",
-    "SetR", "SetF", "SetF(beta=0.5)", "SetP(rel=2)", "SetRelP", "SetAP",
+    "SetR", "SetF", "SetF(beta=0.5)", "SetP(rel=2)", "SetRelP", "SetAP", "Bpref", "Bpref(rel=2)",
+    "GMBpref", "infAP", "infAP(rel=2)", "IPrec@0.0", "IPrec@0.5", "IPrec(rel=2)@0.3", "IPrecAvg",
+    "Judged@2", "Judged", "Unjudged@3", "Unjudged",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -99,7 +102,7 @@ def test_the_list_covers_every_hits_only_family() -> None:
     listed = {type(m).__name__ for m in parse_measures(HITS)}
     hits_only = {name for name, cls in REGISTRY.items() if cls.HITS_ONLY}
     assert hits_only == {REGISTRY[n].NAME for n in listed}
-    assert _plan.hits_level(parse_measures(HITS), _plan.Options(), None) == 0  # nDCG gains 0 -> 1
+    assert _plan.hits_level(parse_measures(HITS), _plan.Options(), None) == ANY_GRADE  # Judged
 
 
 @pytest.mark.parametrize("options", [
@@ -108,7 +111,8 @@ def test_the_list_covers_every_hits_only_family() -> None:
 def test_which_evaluations_take_the_hits_plan(options: dict[str, Any]) -> None:
     level = _plan.hits_level(parse_measures(["AP", "nDCG@10"]), _plan.Options(**options), None)
     assert (level == 1) if not options else level is None
-    assert _plan.hits_level(parse_measures(["AP", "bpref"]), _plan.Options(), None) is None
+    assert _plan.hits_level(parse_measures(["AP", "Bpref"]), _plan.Options(), None) == 0
+    assert _plan.hits_level(parse_measures(["AP", "ERR@10"]), _plan.Options(), None) is None
     assert _plan.hits_level(parse_measures(["nDCG(judged_only=True)"]), _plan.Options(), None) is None
 
 
@@ -162,7 +166,7 @@ def test_explain_shows_the_hits_plan() -> None:
     plan = rf.explain(qrels, run, ["AP", "nDCG@10"])
     assert "LEFT JOIN" in plan
     assert "FULL JOIN" not in plan
-    assert "FULL JOIN" in rf.explain(qrels, run, ["AP", "bpref"])
+    assert "FULL JOIN" in rf.explain(qrels, run, ["AP", "ERR@10"])
 
 
 @pytest.mark.parametrize("shape", ["run column", "breakdown"])
@@ -220,9 +224,9 @@ def test_runs_evaluated_apart_share_the_judgment_side(monkeypatch: pytest.Monkey
     assert got.equals(want)
 
 
-def test_hits_plan_agrees_across_engines_and_partitions(tmp_path: Path) -> None:
-    # many exact ties, unjudged and negative judgments, queries on one side only
-    rng = np.random.default_rng(2)
+def _seeded(seed: int) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Many exact ties, unjudged and negative judgments, queries on one side only."""
+    rng = np.random.default_rng(seed)
     run = pl.DataFrame([
         (f"q{q}", f"d{d}", float(rng.integers(0, 8)) / 4)
         for q in range(40) for d in rng.choice(200, size=int(rng.integers(1, 40)), replace=False)
@@ -231,6 +235,25 @@ def test_hits_plan_agrees_across_engines_and_partitions(tmp_path: Path) -> None:
         (f"q{q}", f"d{d}", int(rng.integers(-1, 4)))
         for q in range(5, 45) for d in rng.choice(200, size=int(rng.integers(1, 30)), replace=False)
     ], schema=["query_id", "doc_id", "relevance"], orient="row")
+    return qrels, run
+
+
+@pytest.mark.parametrize("measure", HITS)
+def test_each_measure_alone_equals_the_general_plan(measure: str) -> None:
+    # alone, the plan joins only the judgments this measure says it reads (its hit_level):
+    # a level too high for what it reads changes its values here
+    qrels, run = _seeded(3)
+    for options in ({}, {"complete": True, "relevance_level": 2}, {"depth": 5}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rf.RankframeWarning)
+            got = rf.evaluate(qrels, run, [measure], per_query=True, **options)
+            with general_plan():
+                want = rf.evaluate(qrels, run, [measure], per_query=True, **options)
+        assert got.equals(want), (measure, options)
+
+
+def test_hits_plan_agrees_across_engines_and_partitions(tmp_path: Path) -> None:
+    qrels, run = _seeded(2)
 
     def per_query(source: Any = run, **options: Any) -> pl.DataFrame:
         with warnings.catch_warnings():

@@ -18,6 +18,10 @@ from rankframe._errors import MeasureError
 
 Aggregation = Literal["mean", "sum", "gmean", "none"]
 
+#: A :meth:`Measure.hit_level` below every grade: the measure reads every judgment of the
+#: retrieved documents, negative grades included (but not unjudged documents).
+ANY_GRADE = -(2**62)
+
 #: The column of :attr:`Ctx.grade_position` in the planner's qrels-side statistics.
 GRADE_POSITION = "_grade_pos"
 

@@ -19,11 +19,13 @@ def judged_before(ctx: Ctx, hit: pl.Expr, among: pl.Expr) -> pl.Expr:
 
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     relevant = ctx.judged & ctx.relevant(rel)
-    nonrelevant = ctx.judged & ~ctx.relevant(rel)
     hit = relevant & ctx.retrieved
     judged_ret = ctx.judged & ctx.retrieved
     num_rel = ctx.num_rel(rel)
-    num_nonrel = nonrelevant.sum()
+    level = ctx.level(rel)
+    num_nonrel = ctx.judgments(
+        f"num_nonrel_{level}", lambda c: (c.judged & ~c.relevant(level)).sum()
+    )
     # judged documents above a relevant one, minus the relevant ones among them
     rel_above = ctx.rank.filter(hit).rank("ordinal").cast(pl.Int64) - 1
     nonrel_above = judged_before(ctx, hit, judged_ret) - rel_above
@@ -81,6 +83,12 @@ class Bpref(Measure):
     PARAMS = (Param("rel", "int", None),)
     ALIASES = {"bpref": {}}
 
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Grade 0: the judged non-relevant documents count too."""
+        return min(0, relevance_level if self.rel is None else self.rel)
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return _bpref(ctx, self.rel)
@@ -124,6 +132,12 @@ class GMBpref(Measure):
     NAME = "GMBpref"
     PARAMS = (Param("rel", "int", None),)
     AGGREGATE = "gmean"
+
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Grade 0: the judged non-relevant documents count too."""
+        return min(0, relevance_level if self.rel is None else self.rel)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, fsum, register, register_trec, safe_div
+from rankframe._measures._base import ANY_GRADE, Ctx, Measure, Param, fsum, register, register_trec, safe_div
 from rankframe._measures._trec import single
 from rankframe._measures.bpref import judged_before
 
@@ -58,6 +58,12 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
 
     NAME = "infAP"
     PARAMS = (Param("rel", "int", None),)
+
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Every judgment: negative grades count as pooled but unjudged."""
+        return ANY_GRADE
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

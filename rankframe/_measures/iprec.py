@@ -103,6 +103,8 @@ class IPrec(Measure):
             msg = "IPrec needs a recall level after '@', e.g. 'IPrec@0.5'."
             raise MeasureError(msg)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         interpolated, found = _curve(ctx, self.rel)
@@ -157,6 +159,8 @@ class IPrecAvg(Measure):
         ),
         Param("rel", "int", None),
     )
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._measures._base import (
+    ANY_GRADE,
     POSITIVE_INT,
     Ctx,
     Measure,
@@ -22,6 +23,12 @@ def _top(ctx: Ctx, cutoff: int | None) -> pl.Expr:
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
     return keep
+
+
+def _shown(ctx: Ctx, cutoff: int | None) -> pl.Expr:
+    """The number of retrieved documents within the cutoff: min(k, number retrieved)."""
+    n = ctx.num_ret.cast(pl.Int64)
+    return n if cutoff is None else n.clip(upper_bound=cutoff)
 
 
 @register
@@ -62,12 +69,16 @@ class Judged(Measure):
     NAME = "Judged"
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        top = _top(ctx, self.cutoff)
-        judged = (top & ctx.rel.is_not_null()).sum()
-        shown = top.sum()  # min(k, number retrieved)
-        return safe_div(judged, shown)
+        judged = (_top(ctx, self.cutoff) & ctx.rel.is_not_null()).sum()
+        return safe_div(judged, _shown(ctx, self.cutoff))
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Every judgment: negative grades count as judged here."""
+        return ANY_GRADE
 
 
 @register
@@ -111,13 +122,19 @@ class Unjudged(Measure):
     NAME = "Unjudged"
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        top = _top(ctx, self.cutoff)
-        unjudged = (top & (ctx.rel.is_null() | (ctx.rel < 0))).sum()
+        # the retrieved documents shown, less those judged (grade >= 0)
+        unjudged = _shown(ctx, self.cutoff) - (_top(ctx, self.cutoff) & ctx.judged).sum()
         if self.cutoff is None:
             return safe_div(unjudged, ctx.num_ret)
         return div_const(unjudged, self.cutoff)
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Grade 0: the judged documents, counted off the documents shown."""
+        return 0
 
 
 register_trec("unj", long_cutoffs("unj", (5, 10, 20), lambda k: Unjudged(cutoff=k)))
