@@ -38,7 +38,9 @@ HITS = [
     "NumQ", "NumRet", "NumRet(rel=2)", "NumRel", "NumRelRet", "NumRelRet(rel=2)", "SetP",
     "SetR", "SetF", "SetF(beta=0.5)", "SetP(rel=2)", "SetRelP", "SetAP", "Bpref", "Bpref(rel=2)",
     "GMBpref", "infAP", "infAP(rel=2)", "IPrec@0.0", "IPrec@0.5", "IPrec(rel=2)@0.3", "IPrecAvg",
-    "Judged@2", "Judged", "Unjudged@3", "Unjudged",
+    "Judged@2", "Judged", "Unjudged@3", "Unjudged", "HitRate@3", "Hits@2", "Hits", "F1@3", "F1",
+    "RelP@3", "Utility(a=2.0,b=-1.0,c=-0.5,d=0.25,num_docs=100)", "binG", "binG(rel=2)",
+    "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"

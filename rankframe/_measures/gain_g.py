@@ -159,6 +159,8 @@ class binG(Measure):  # noqa: N801 - the measure's canonical name
     NAME = "binG"
     PARAMS = (Param("rel", "int", None),)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         ranks = ctx.rank.filter(ctx.relevant(self.rel) & ctx.retrieved).cast(pl.Float64)

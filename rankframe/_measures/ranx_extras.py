@@ -49,6 +49,8 @@ class HitRate(Measure):
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"hit_rate": {}}
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return (ctx.num_rel_ret(self.rel, self.cutoff) > 0).cast(pl.Float64)
@@ -93,6 +95,8 @@ class Hits(Measure):
     SUPPORTS_AVERAGE_TIES = True  # order-free, or linear in the hits (expected_hits)
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"hits": {}}
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -143,6 +147,8 @@ class F1(Measure):
     SUPPORTS_AVERAGE_TIES = True  # order-free, or linear in the hits (expected_hits)
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"f1": {}}
+
+    HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -54,6 +54,8 @@ class RelP(Measure):
             msg = "RelP needs a cutoff after '@', e.g. 'RelP@10'; SetRelP is the uncut version."
             raise MeasureError(msg)
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         hits = ctx.num_rel_ret(self.rel, self.cutoff).cast(pl.Float64)

@@ -312,6 +312,12 @@ class NumNonRelJudgedRet(Measure):
     PARAMS = (_REL,)
     AGGREGATE = "sum"
 
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Grade 0: it counts the judged non-relevant documents."""
+        return min(0, relevance_level if self.rel is None else self.rel)
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         nonrel = ctx.judged & ~ctx.relevant(self.rel) & ctx.retrieved

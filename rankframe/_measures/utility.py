@@ -73,6 +73,8 @@ class Utility(Measure):
         Param("rel", "int", None),
     )
 
+    HITS_ONLY = True
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         rel_ret = ctx.num_rel_ret(self.rel).cast(pl.Float64)
