@@ -32,15 +32,10 @@ def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr]:
     return interpolated, ranks.len().cast(pl.Int64)
 
 
-def _num_docs(ctx: Ctx, rel: int | None, level: float) -> pl.Expr:
+def _recall_docs(num_rel: pl.Expr, level: float) -> pl.Expr:
     """The recall level as a number of relevant documents, rounded half away from zero."""
-    target = pl.lit(level) * ctx.num_rel(rel).cast(pl.Float64)
+    target = pl.lit(level) * num_rel.cast(pl.Float64)
     return target.round(0, mode="half_away_from_zero").clip(-(2.0**62), 2.0**62).cast(pl.Int64)
-
-
-def _at(interpolated: pl.Expr, found: pl.Expr, k: pl.Expr) -> pl.Expr:
-    """Interpolated precision at ``k`` relevant documents: k <= 0 acts as 1, k > K gives 0."""
-    return interpolated.gather(k.clip(1, found + 1) - 1)
 
 
 @register
@@ -106,9 +101,18 @@ class IPrec(Measure):
     HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
-        """Return the per-query expression."""
+        """Return the per-query expression.
+
+        The curve, its length and R are per-query partials (:meth:`Ctx.partial`): the eleven
+        recall levels of trec_eval's default output share one curve.
+        """
         interpolated, found = _curve(ctx, self.rel)
-        return _at(interpolated, found, _num_docs(ctx, self.rel, self.cutoff)).first()
+        level = ctx.level(self.rel)
+        curve = ctx.partial(f"iprec_curve_{level}", interpolated.implode())
+        found = ctx.partial(f"iprec_found_{level}", found)
+        num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(self.rel))
+        k = _recall_docs(num_rel, self.cutoff)
+        return curve.list.get(k.clip(1, found + 1) - 1)
 
 
 @register
@@ -163,27 +167,38 @@ class IPrecAvg(Measure):
     HITS_ONLY = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
-        """Return the per-query expression."""
+        """Return the per-query expression.
+
+        Built after the group_by from the per-query partials of :class:`IPrec` (the curve, its
+        length K and R), one column expression per level: the walk over the levels is unrolled.
+        """
         interpolated, found = _curve(ctx, self.rel)
-        best = interpolated.first()  # max precision of the ranking (0 when K = 0)
-        # Replay trec_eval's walk, one row per level from the last given to the first: leading
-        # levels beyond K are skipped (score 0); after them each level must round to at least
-        # one document and to no more than the level before it, else it and every later level
+        level = ctx.level(self.rel)
+        curve = ctx.partial(f"iprec_curve_{level}", interpolated.implode())
+        found = ctx.partial(f"iprec_found_{level}", found)
+        num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(self.rel))
+        best = curve.list.first()  # max precision of the ranking (0 when K = 0)
+        # Replay trec_eval's walk from the last level given to the first: leading levels
+        # beyond K are skipped (score 0); after them each level must round to at least one
+        # document and to no more than the level before it, else it and every later level
         # score `best`.
-        levels = pl.lit(pl.Series(list(reversed(self.recall)), dtype=pl.Float64))
-        k = (
-            (levels * ctx.num_rel(self.rel).cast(pl.Float64))
-            .round(0, mode="half_away_from_zero")
-            .clip(-(2.0**62), 2.0**62)
-            .cast(pl.Int64)
-        )
-        skipped = (k > found).cast(pl.Int8).cum_min() == 1
-        after_skipped = skipped.shift(1).fill_null(True)
-        in_order = (k >= 1) & (after_skipped | (k <= k.shift(1)).fill_null(True))
-        matched = ~skipped & ((skipped | in_order).cast(pl.Int8).cum_min() == 1)
-        at_level = _at(interpolated, found, k)
-        value = pl.when(skipped).then(0.0).when(matched).then(at_level).otherwise(best)
-        return div_const(value.sum(), len(self.recall))
+        total = None
+        skipped: pl.Expr = pl.lit(True)
+        matched: pl.Expr = pl.lit(True)
+        previous = None
+        for x in reversed(self.recall):
+            k = _recall_docs(num_rel, x)
+            after_skipped = skipped
+            skipped = skipped & (k > found)
+            in_order = k >= 1
+            if previous is not None:
+                in_order = in_order & (after_skipped | (k <= previous))
+            matched = matched & (skipped | in_order)
+            at_level = curve.list.get(k.clip(1, found + 1) - 1)
+            value = pl.when(skipped).then(0.0).when(matched).then(at_level).otherwise(best)
+            total = value if total is None else total + value
+            previous = k
+        return div_const(total, len(self.recall))
 
 
 register_trec(
