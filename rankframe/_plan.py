@@ -24,7 +24,7 @@ import polars as pl
 
 from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, Ctx, Measure
-from rankframe._measures._base import ANY_GRADE, GRADE_POSITION
+from rankframe._measures._base import GRADE_POSITION
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 TARGET = "_target"
@@ -369,10 +369,7 @@ def hits_plan(
     ranked = run.with_columns(rank.alias(RANK), *extra)
     if opts.depth is not None:
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
-    if level <= ANY_GRADE:
-        judged = qrels.select(*qrels_keys, Q, D, REL)
-    else:
-        judged = qrels.filter(pl.col(REL) >= level).select(*qrels_keys, Q, D, REL)
+    judged = qrels.filter(pl.col(REL) >= level).select(*qrels_keys, Q, D, REL)
     keep = pl.col(REL).is_not_null() | (pl.col(RANK) == 1)
     if checks:  # bad rows reach the group_by (the duplicate flag is on each query's rank 1)
         keep = keep | pl.col(BAD_RUN)

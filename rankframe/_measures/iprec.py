@@ -24,12 +24,21 @@ from rankframe._measures._trec import double_cutoffs, double_params
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
-def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr]:
-    """Interpolated precision at the j-th relevant retrieved document (j = 1..K, then a 0) and K."""
+def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """Interpolated precision at the j-th relevant retrieved document (j = 1..K, then a 0), K, R.
+
+    Per-query partials (:meth:`Ctx.partial`), shared by every recall level and by IPrecAvg: the
+    curve as a list, its number K of relevant retrieved documents and the number R relevant.
+    """
+    level = ctx.level(rel)
     ranks = ctx.rank.filter(ctx.relevant(rel) & ctx.retrieved).sort()
     precision = ranks.rank("ordinal").cast(pl.Float64) / ranks
     interpolated = precision.reverse().cum_max().reverse().append(pl.lit(0.0))
-    return interpolated, ranks.len().cast(pl.Int64)
+    return (
+        ctx.partial(f"iprec_curve_{level}", interpolated.implode()),
+        ctx.partial(f"iprec_found_{level}", ranks.len().cast(pl.Int64)),
+        ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)),
+    )
 
 
 def _recall_docs(num_rel: pl.Expr, level: float) -> pl.Expr:
@@ -103,14 +112,10 @@ class IPrec(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression.
 
-        The curve, its length and R are per-query partials (:meth:`Ctx.partial`): the eleven
+        The curve, its length and R are per-query partials (see :func:`_curve`): the eleven
         recall levels of trec_eval's default output share one curve.
         """
-        interpolated, found = _curve(ctx, self.rel)
-        level = ctx.level(self.rel)
-        curve = ctx.partial(f"iprec_curve_{level}", interpolated.implode())
-        found = ctx.partial(f"iprec_found_{level}", found)
-        num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(self.rel))
+        curve, found, num_rel = _curve(ctx, self.rel)
         k = _recall_docs(num_rel, self.cutoff)
         return curve.list.get(k.clip(1, found + 1) - 1)
 
@@ -172,11 +177,7 @@ class IPrecAvg(Measure):
         Built after the group_by from the per-query partials of :class:`IPrec` (the curve, its
         length K and R), one column expression per level: the walk over the levels is unrolled.
         """
-        interpolated, found = _curve(ctx, self.rel)
-        level = ctx.level(self.rel)
-        curve = ctx.partial(f"iprec_curve_{level}", interpolated.implode())
-        found = ctx.partial(f"iprec_found_{level}", found)
-        num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(self.rel))
+        curve, found, num_rel = _curve(ctx, self.rel)
         best = curve.list.first()  # max precision of the ranking (0 when K = 0)
         # Replay trec_eval's walk from the last level given to the first: leading levels
         # beyond K are skipped (score 0); after them each level must round to at least one
