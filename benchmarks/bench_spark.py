@@ -2,10 +2,17 @@
 
 Both read the benchmark generator's ``run.parquet`` / ``qrels.parquet`` and compute the 5 measures'
 means; interleaved rounds in one process after a warm-up round (the Spark session is started once,
-its start-up time reported apart); the per-query values are checked equal.
+its start-up time reported apart); the means are checked equal. Spark evaluates the files two
+ways: as Spark DataFrames (``spark.read.parquet``: the JVM reads, shuffles by query and hands
+the rows to the Python tasks through Arrow) and as paths (each task reads its query hash bucket
+itself with Polars). With ``--files``, the same kind of data written as query-partitioned files
+(``generate.py --files N``) is also evaluated both ways: ``rankframe.evaluate`` on the folders,
+and ``rankframe.spark.evaluate(..., partitions="files")`` (one task per file).
 
     python benchmarks/generate.py --rows 5000000 --out benchmarks/data/string-5M-k100-s0
-    python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 --rounds 3
+    python benchmarks/generate.py --rows 5000000 --files 4 --out benchmarks/data/string-5M-files4
+    python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 \
+        --files benchmarks/data/string-5M-files4 --rounds 3
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--data", type=Path, required=True)
+    p.add_argument("--files", type=Path, help="query-partitioned data (run/ and qrels/ folders)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--master", default="local[2]")
     p.add_argument("--partitions", type=int, default=8, help="spark.sql.shuffle.partitions")
@@ -60,20 +68,45 @@ def main() -> None:
         out = rfs.evaluate(spark.read.parquet(qrels), spark.read.parquet(run), MEASURES)
         return pl.from_arrow(out.toArrow())
 
-    times: dict[str, list[float]] = {"one machine (rankframe.evaluate)": [], f"Spark {a.master}": []}
+    def on_spark_paths() -> pl.DataFrame:
+        return pl.from_arrow(rfs.evaluate(qrels, run, MEASURES).toArrow())
+
+    cases = {
+        "one machine (rankframe.evaluate)": local,
+        f"Spark {a.master}, DataFrames": on_spark,
+        f"Spark {a.master}, paths (hash buckets)": on_spark_paths,
+    }
+    base_of = dict.fromkeys(cases, "one machine (rankframe.evaluate)")
+    if a.files:
+        fq, fr = str(a.files / "qrels"), str(a.files / "run")
+
+        def local_files() -> pl.DataFrame:
+            return rf.evaluate(fq, fr, MEASURES)
+
+        def on_spark_files() -> pl.DataFrame:
+            return pl.from_arrow(rfs.evaluate(fq, fr, MEASURES, partitions="files").toArrow())
+
+        first = f"one machine, {a.files.name} (rankframe.evaluate on the folders)"
+        cases[first] = local_files
+        cases[f"Spark {a.master}, {a.files.name} (paths, partitions='files')"] = on_spark_files
+        base_of.update(dict.fromkeys(list(cases)[-2:], first))
+    times: dict[str, list[float]] = {label: [] for label in cases}
+    results: dict[str, pl.DataFrame] = {}
     for r in range(a.rounds + 1):  # round 0 warms the JVM (JIT, class loading) and is not counted
-        for label, fn in zip(times, (local, on_spark), strict=True):
+        for label, fn in cases.items():
             t = time.perf_counter()
-            res = fn()
+            results[label] = fn()
             if r:
                 times[label].append(time.perf_counter() - t)
             else:
                 print(f"warm-up round, {label}: {time.perf_counter() - t:.2f} s", flush=True)
         spark.catalog.clearCache()  # no cached per-query rows carry over to the next round
-    means = dict(zip(res["measure"], res["value"], strict=True))
-    ref = dict(zip(*local().select("measure", "value").to_dict().values(), strict=True))
-    agree = max(abs(means[m] - ref[m]) / max(abs(ref[m]), 1e-300) for m in ref)
-    base = statistics.median(times["one machine (rankframe.evaluate)"])
+    agree = 0.0
+    for label, res in results.items():
+        means = dict(zip(res["measure"], res["value"], strict=True))
+        ref = results[base_of[label]]
+        for m, v in zip(ref["measure"], ref["value"], strict=True):
+            agree = max(agree, abs(means[m] - v) / max(abs(v), 1e-300))
     print(
         f"{rows:,} run rows, {a.rounds} interleaved rounds, load {os.getloadavg()[0]:.1f}; Spark session "
         f"start {start:.1f} s (not counted); means agree to {agree:.1e} relative\n"
@@ -81,6 +114,7 @@ def main() -> None:
     print("| how | median s | min s | ratio to one machine |\n| --- | ---: | ---: | ---: |")
     for label, ts in times.items():
         med = statistics.median(ts)
+        base = statistics.median(times[base_of[label]])
         print(f"| {label} | {med:.2f} | {min(ts):.2f} | {med / base:.2f}x |")
     spark.stop()
 

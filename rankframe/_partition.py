@@ -46,7 +46,7 @@ HASH_SEED = 0x5EED
 _PART = "_part_index"
 
 
-def _run_files(run: Any) -> list[str]:
+def run_files(run: Any) -> list[str]:
     """The Parquet files of a run given as a path, a glob or a folder."""
     if not isinstance(run, str | os.PathLike):
         msg = (
@@ -67,23 +67,28 @@ def _run_files(run: Any) -> list[str]:
     return files
 
 
+def bucket(prep: Prepared, i: int, n: int) -> Prepared:
+    """The queries of hash bucket ``i`` of ``n``: the inputs filtered (scanned in full)."""
+    part = pl.col(Q).hash(seed=HASH_SEED) % n == i
+    return replace(
+        prep,
+        run=prep.run.filter(part),
+        qrels=prep.qrels.filter(part),
+        pairs=None if prep.pairs is None else prep.pairs.filter(part),
+    )
+
+
 def _hash_parts(prep: Prepared, n: int) -> Iterator[tuple[str, Prepared]]:
-    bucket = pl.col(Q).hash(seed=HASH_SEED) % n
     for i in range(n):
-        yield f"bucket {i + 1}/{n}", replace(
-            prep,
-            run=prep.run.filter(bucket == i),
-            qrels=prep.qrels.filter(bucket == i),
-            pairs=None if prep.pairs is None else prep.pairs.filter(bucket == i),
-        )
+        yield f"bucket {i + 1}/{n}", bucket(prep, i, n)
 
 
-def _file_parts(
-    prep: Prepared, files: list[str], reprepare: Callable[[str], Prepared], tmp: str
-) -> Iterator[tuple[str, Prepared]]:
-    parts = [reprepare(path) for path in files]
-    # which file holds each query: one scan of the query column of every file
-    held = pl.collect_all([p.run.select(Q).unique() for p in parts])
+def query_owners(runs: list[pl.LazyFrame], files: list[str]) -> pl.DataFrame:
+    """``query_id, _part_index``: the run file holding each query (one scan of the query ids).
+
+    Raises :class:`InputError` when a query is in two files.
+    """
+    held = pl.collect_all([run.select(Q).unique() for run in runs])
     owner = pl.concat(
         [q.with_columns(pl.lit(i, pl.Int32).alias(_PART)) for i, q in enumerate(held)]
     )
@@ -96,6 +101,14 @@ def _file_parts(
             "partitions=N (hash buckets)."
         )
         raise InputError(msg)
+    return owner
+
+
+def _file_parts(
+    prep: Prepared, files: list[str], reprepare: Callable[[str], Prepared], tmp: str
+) -> Iterator[tuple[str, Prepared]]:
+    parts = [reprepare(path) for path in files]
+    owner = query_owners([p.run for p in parts], files)
     # the judgments split the same way in one pass (not one scan of them per file)
     qrels = prep.qrels.join(owner.lazy(), on=Q, how="inner")
     qrels.sink_parquet(pl.PartitionBy(tmp, key=_PART, include_key=False), mkdir=True)
@@ -106,7 +119,9 @@ def _file_parts(
         yield f"file {i + 1}/{len(files)} ({os.path.basename(path)})", replace(
             part,
             qrels=part_qrels,
-            pairs=None if prep.pairs is None else prep.pairs.join(held[i].lazy(), on=Q, how="semi"),
+            pairs=None if prep.pairs is None else prep.pairs.join(
+                owner.lazy().filter(pl.col(_PART) == i), on=Q, how="semi"
+            ),
             qrels_where=prep.qrels_where,
             qrels_given=prep.qrels_given,
             groups=prep.groups,
@@ -203,7 +218,7 @@ def evaluate_parts(
     warnings are given once, for the whole evaluation.
     """
     if partitions == "files":
-        files = _run_files(run)
+        files = run_files(run)
 
         def split(p: Prepared, tmp: str) -> Iterator[tuple[str, Prepared]]:
             return _file_parts(p, files, reprepare, tmp)

@@ -23,19 +23,20 @@ A sketch (a Spark session is needed, so this is not run as a doctest)::
 
 from __future__ import annotations
 
+import os
 import re
-import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
 from rankframe._errors import InputError, MeasureError
-from rankframe._evaluate import MeasureSpec, _raw_wide, _warn_coverage, prepare
+from rankframe._evaluate import MeasureSpec, Prepared, _raw_wide, _warn_coverage, prepare
 from rankframe._io import column_renames
 from rankframe._measures import MIN_GEO_MEAN
 from rankframe._names import parse_measures
+from rankframe._partition import bucket, query_owners, run_files
 from rankframe._plan import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -99,14 +100,15 @@ def _input_error(err: Exception) -> InputError | MeasureError | None:
 
 
 def evaluate(
-    qrels: DataFrame | None = None,
-    run: DataFrame | None = None,
+    qrels: DataFrame | str | os.PathLike[str] | None = None,
+    run: DataFrame | str | os.PathLike[str] | None = None,
     measures: MeasureSpec | Iterable[MeasureSpec] = ("nDCG@10",),
     *,
-    judged: DataFrame | None = None,
+    judged: DataFrame | str | os.PathLike[str] | None = None,
     per_query: bool = False,
     by: Sequence[str] | None = None,
-    partitions: int | None = None,
+    partitions: int | str | None = None,
+    spark: Any = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     **options: Any,
@@ -117,19 +119,28 @@ def evaluate(
     ----------
     qrels, run
         Spark DataFrames: judgments ``query_id, doc_id, relevance`` and results ``query_id,
-        doc_id, score`` (plus a ``run`` column for several runs, and breakdown columns).
+        doc_id, score`` (plus a ``run`` column for several runs, and breakdown columns). Or
+        paths (a file, glob or folder, as :func:`rankframe.evaluate` reads them) that every
+        executor can read: each task then reads its queries itself with Polars, and no row
+        goes through the JVM (see ``partitions``).
     measures
         Measure names or objects, as for :func:`rankframe.evaluate` (numeric measures).
     judged
-        Instead of ``qrels`` and ``run``: one DataFrame with ``score`` and ``relevance`` (a
-        null score: judged, not retrieved).
+        Instead of ``qrels`` and ``run``: one DataFrame (or path) with ``score`` and
+        ``relevance`` (a null score: judged, not retrieved).
     per_query
         Return one row per (run, breakdowns..., query, measure) instead of aggregates.
     by
         Breakdown columns of the run.
     partitions
-        Number of Spark partitions of the query repartition (default: Spark's
-        ``spark.sql.shuffle.partitions``). Each task evaluates whole queries.
+        DataFrames: the number of Spark partitions of the query repartition (default: Spark's
+        ``spark.sql.shuffle.partitions``). Paths: ``N`` query hash buckets, one task each, each
+        task scanning the inputs with a filter (default: the session's default parallelism);
+        or ``"files"`` when the run is a glob or folder of Parquet files in which no query
+        spans two files: one task per file, reading that file and the judgments of its
+        queries. Each task evaluates whole queries.
+    spark
+        The Spark session for path inputs (default: the active one).
     qrels_columns, run_columns
         Column mappings ``{canonical: actual}`` (e.g. ``{"query_id": "qid"}``).
     **options
@@ -164,8 +175,92 @@ def evaluate(
         msg = f"{', '.join(textual)} is not a number; rankframe.spark evaluates numeric measures."
         raise MeasureError(msg)
     names = [repr(m) for m in parsed]
-    by = list(by or ())
+    slots = [f"_m{i}" for i in range(len(names))]
+    given = [x for x in (qrels, run, judged) if x is not None]
+    paths = [_is_path(x) for x in given]
+    if given and all(paths):
+        found = _from_paths(
+            qrels, run, judged, names, slots, list(by or ()), partitions, spark,
+            qrels_columns, run_columns, options, T,
+        )
+    elif any(paths):
+        msg = "Give the inputs either all as Spark DataFrames or all as paths, not mixed."
+        raise InputError(msg)
+    else:
+        found = _from_frames(
+            qrels, run, judged, names, slots, list(by or ()), partitions, qrels_columns,
+            run_columns, options, F, T,
+        )
+    raw, probe, judged_queries = found
+    keys = probe.keys
+    conf = raw.sparkSession.conf
+    batch = conf.get(ARROW_BATCH, None)
+    try:
+        # A task gathers its partition's batches anyway: larger Arrow batches cut the per-batch
+        # cost of the JVM -> Python transfer (10,000 rows by default; ~15% faster at 5M rows).
+        if batch is None or int(batch) < ARROW_ROWS:
+            conf.set(ARROW_BATCH, str(ARROW_ROWS))
+        flags = pl.from_arrow(raw.select(*keys, Q, HAS_RUN, HAS_QRELS).toArrow())
+    except Exception as err:  # a worker's rankframe error, wrapped by Spark
+        mine = _input_error(err)
+        if mine is None:
+            raise
+        raw.unpersist()
+        raise mine from None
+    finally:
+        if batch is None:
+            conf.unset(ARROW_BATCH)
+        else:
+            conf.set(ARROW_BATCH, batch)
+    if not isinstance(flags, pl.DataFrame):  # pragma: no cover - from_arrow of a table
+        flags = pl.DataFrame(flags)
+    _coverage_warnings(probe, flags, judged_queries)
 
+    kept = F.col(HAS_QRELS) & (F.col(HAS_RUN) | F.lit(probe.opts.complete))
+    rows = raw.filter(kept).drop(HAS_RUN, HAS_QRELS)
+    if per_query:
+        return _long(rows, [*keys, Q], slots, names, F)
+    aggs = []
+    for m, slot in zip(parsed, slots, strict=True):
+        col = F.col(slot)
+        if m.AGGREGATE == "sum":
+            e = F.sum(col).cast("double")
+        elif m.AGGREGATE == "gmean":
+            e = F.exp(F.avg(F.log(F.greatest(col, F.lit(MIN_GEO_MEAN)))))
+        elif m.AGGREGATE == "none":
+            continue
+        else:
+            e = F.avg(col)
+        aggs.append(e.alias(slot))
+    agg_slots = [a for a, m in zip(slots, parsed, strict=True) if m.AGGREGATE != "none"]
+    agg_names = [repr(m) for m in parsed if m.AGGREGATE != "none"]
+    wide = rows.groupBy(*keys).agg(*aggs) if keys else rows.agg(*aggs)
+    return _long(wide, keys, agg_slots, agg_names, F)
+
+
+def _is_path(x: Any) -> bool:
+    return isinstance(x, str | os.PathLike)
+
+
+def _from_frames(
+    qrels: DataFrame | None,
+    run: DataFrame | None,
+    judged: DataFrame | None,
+    names: list[str],
+    slots: list[str],
+    by: list[str],
+    partitions: int | str | None,
+    qrels_columns: Mapping[str, str] | None,
+    run_columns: Mapping[str, str] | None,
+    options: dict[str, Any],
+    F: Any,  # noqa: N803
+    T: Any,  # noqa: N803
+) -> tuple[DataFrame, Prepared, Callable[[list[str]], pl.DataFrame]]:
+    """The per-query rows of Spark DataFrames: union, repartition by query, ``mapInArrow``."""
+    if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int)
+                                   or partitions < 1):
+        msg = f"partitions must be an int >= 1 for Spark DataFrames. Got {partitions!r}."
+        raise InputError(msg)
     if judged is not None:
         if qrels is not None or run is not None:
             msg = "Give either judged=... or qrels and run, not both."
@@ -192,10 +287,9 @@ def evaluate(
     empty_run = _empty(run_side.select(*run_cols))
     empty_qrels = _empty(qrels_side.select(*qrels_cols))
     probe = prepare(empty_qrels, empty_run, names, by=by or None, validate=False, **options)
-    complete = probe.opts.complete
 
     groups = None
-    if keys and complete:  # complete=True scores missing judged queries in every group
+    if keys and probe.opts.complete:  # complete=True scores missing judged queries in every group
         groups = pl.from_arrow(run_side.select(*keys).distinct().toArrow())
 
     union = run_side.select(*run_cols).withColumn(SIDE, F.lit(0).cast("byte")).unionByName(
@@ -203,58 +297,95 @@ def evaluate(
         allowMissingColumns=True,
     )
     union = union.repartition(partitions, Q) if partitions else union.repartition(Q)
-    slots = [f"_m{i}" for i in range(len(names))]
-    out_schema = T.StructType(
-        [T.StructField(k, run_schema[k]) for k in keys]
-        + [T.StructField(Q, run_schema[Q] if run_schema[Q] == qrels_schema[Q] else T.StringType())]
+    q_type = run_schema[Q] if run_schema[Q] == qrels_schema[Q] else T.StringType()
+    schema = _out_schema([(k, run_schema[k]) for k in keys], q_type, slots, T)
+    task = _Task(names, by, options, run_cols, qrels_cols, groups, keys, slots)
+    raw = union.mapInArrow(task, schema).persist()
+
+    def judged_queries(qrels_keys: list[str]) -> pl.DataFrame:
+        frame = pl.from_arrow(qrels_side.select(*qrels_keys, Q).distinct().toArrow())
+        assert isinstance(frame, pl.DataFrame)
+        return frame
+
+    return raw, probe, judged_queries
+
+
+def _from_paths(
+    qrels: str | os.PathLike[str] | None,
+    run: str | os.PathLike[str] | None,
+    judged: str | os.PathLike[str] | None,
+    names: list[str],
+    slots: list[str],
+    by: list[str],
+    partitions: int | str | None,
+    spark: Any,
+    qrels_columns: Mapping[str, str] | None,
+    run_columns: Mapping[str, str] | None,
+    options: dict[str, Any],
+    T: Any,  # noqa: N803
+) -> tuple[DataFrame, Prepared, Callable[[list[str]], pl.DataFrame]]:
+    """The per-query rows of files that the tasks read themselves (no row through the JVM)."""
+    if spark is None:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession()
+        if spark is None:
+            msg = "Path inputs need a Spark session: start one, or pass spark=..."
+            raise InputError(msg)
+    source = _Sources(qrels, run, judged, names, by, qrels_columns, run_columns, options)
+    probe = source.prepare(run if judged is None else None)
+    files: list[str] | None = None
+    if partitions == "files":
+        if judged is not None or run is None:
+            msg = "partitions='files' needs qrels and a run (a glob or folder of Parquet files)."
+            raise InputError(msg)
+        files = run_files(run)
+        tasks = len(files) + 1  # the last one: judged queries that no file holds
+    elif partitions is None:
+        tasks = int(spark.sparkContext.defaultParallelism)
+    elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
+        tasks = partitions
+    else:
+        msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
+        raise InputError(msg)
+    groups = None
+    if probe.keys and probe.opts.complete:
+        groups = probe.run.select(*probe.keys).unique().collect()
+    schema = probe.run.collect_schema()
+    typed = _spark_types([*probe.keys, Q], schema)
+    out = _out_schema(typed[:-1], typed[-1][1], slots, T)
+    task = _PathTask(source, files, tasks, groups, schema[Q], slots)
+    ids = spark.range(0, tasks, numPartitions=tasks)
+    raw = ids.mapInArrow(task, out).persist()
+
+    def judged_queries(qrels_keys: list[str]) -> pl.DataFrame:
+        return probe.qrels.select(*qrels_keys, Q).unique().collect()
+
+    return raw, probe, judged_queries
+
+
+def _spark_types(columns: list[str], schema: pl.Schema) -> list[tuple[str, Any]]:
+    """Spark types of Polars columns (through Arrow)."""
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    table = pl.DataFrame(schema={c: schema[c] for c in columns}).to_arrow()
+    out = []
+    for field in table.schema:
+        kind = field.type
+        if pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+            kind = pa.string()
+        out.append((field.name, from_arrow_type(kind)))
+    return out
+
+
+def _out_schema(keys: list[tuple[str, Any]], q_type: Any, slots: list[str], T: Any) -> Any:  # noqa: N803
+    return T.StructType(
+        [T.StructField(k, t) for k, t in keys]
+        + [T.StructField(Q, q_type)]
         + [T.StructField(HAS_RUN, T.BooleanType()), T.StructField(HAS_QRELS, T.BooleanType())]
         + [T.StructField(s, T.DoubleType()) for s in slots]
     )
-    task = _Task(names, by, options, run_cols, qrels_cols, groups, keys, slots)
-    raw = union.mapInArrow(task, out_schema).persist()
-    conf = union.sparkSession.conf
-    batch = conf.get(ARROW_BATCH, None)
-    try:
-        # A task gathers its partition's batches anyway: larger Arrow batches cut the per-batch
-        # cost of the JVM -> Python transfer (10,000 rows by default; ~15% faster at 5M rows).
-        if batch is None or int(batch) < ARROW_ROWS:
-            conf.set(ARROW_BATCH, str(ARROW_ROWS))
-        flags = pl.from_arrow(raw.select(*keys, Q, HAS_RUN, HAS_QRELS).toArrow())
-    except Exception as err:  # a worker's rankframe error, wrapped by Spark
-        mine = _input_error(err)
-        if mine is None:
-            raise
-        raw.unpersist()
-        raise mine from None
-    finally:
-        if batch is None:
-            conf.unset(ARROW_BATCH)
-        else:
-            conf.set(ARROW_BATCH, batch)
-    if not isinstance(flags, pl.DataFrame):  # pragma: no cover - from_arrow of a table
-        flags = pl.DataFrame(flags)
-    _coverage_warnings(probe, flags, qrels_side, qrels_keys, F)
-
-    kept = F.col(HAS_QRELS) & (F.col(HAS_RUN) | F.lit(complete))
-    rows = raw.filter(kept).drop(HAS_RUN, HAS_QRELS)
-    if per_query:
-        return _long(rows, [*keys, Q], slots, names, F)
-    aggs = []
-    for m, slot in zip(parsed, slots, strict=True):
-        col = F.col(slot)
-        if m.AGGREGATE == "sum":
-            e = F.sum(col).cast("double")
-        elif m.AGGREGATE == "gmean":
-            e = F.exp(F.avg(F.log(F.greatest(col, F.lit(MIN_GEO_MEAN)))))
-        elif m.AGGREGATE == "none":
-            continue
-        else:
-            e = F.avg(col)
-        aggs.append(e.alias(slot))
-    agg_slots = [a for a, m in zip(slots, parsed, strict=True) if m.AGGREGATE != "none"]
-    agg_names = [repr(m) for m in parsed if m.AGGREGATE != "none"]
-    wide = rows.groupBy(*keys).agg(*aggs) if keys else rows.agg(*aggs)
-    return _long(wide, keys, agg_slots, agg_names, F)
 
 
 def _long(wide: DataFrame, ids: list[str], slots: list[str], names: list[str], F: Any) -> DataFrame:  # noqa: N803
@@ -272,18 +403,18 @@ def _long(wide: DataFrame, ids: list[str], slots: list[str], names: list[str], F
 
 
 def _coverage_warnings(
-    probe: Any, flags: pl.DataFrame, qrels_side: DataFrame, qrels_keys: list[str], F: Any  # noqa: N803
+    probe: Prepared, flags: pl.DataFrame, judged_queries: Callable[[list[str]], pl.DataFrame]
 ) -> None:
-    """The coverage warnings of :func:`rankframe.evaluate`, from the per-query flags."""
-    judged = None
-    if probe.keys and not probe.opts.complete and len(qrels_keys) != len(probe.keys):
-        judged = pl.from_arrow(qrels_side.select(*qrels_keys, Q).distinct().toArrow())
+    """The coverage warnings of :func:`rankframe.evaluate`, from the per-query flags.
+
+    ``judged_queries(keys)``: the distinct ``keys..., query_id`` of the judgments.
+    """
+    qrels_keys = [k for k in probe.keys if k in probe.qrels.collect_schema().names()]
     prep = replace(probe)
-    if judged is not None:
+    if probe.keys and not probe.opts.complete and len(qrels_keys) != len(probe.keys):
+        judged = judged_queries(qrels_keys)
         prep.qrels = judged.with_columns(pl.lit(0).alias(REL)).lazy()
-    with warnings.catch_warnings():
-        warnings.simplefilter("always")
-        _warn_coverage(prep, flags)
+    _warn_coverage(prep, flags)
 
 
 class _Task:
@@ -323,11 +454,88 @@ class _Task:
         prep.run_where, prep.qrels_where = "the Spark run DataFrame", "the Spark qrels DataFrame"
         if self.groups is not None:
             prep = replace(prep, groups=self.groups.lazy())
-        raw = _raw_wide(prep, validate=True).drop(N_RET)
-        raw = raw.rename(dict(zip(self.names, self.slots, strict=True)))
-        out = raw.select(
-            *self.keys, pl.col(Q).cast(pl.String) if raw.schema[Q] != run.schema[Q] else pl.col(Q),
-            HAS_RUN, HAS_QRELS, *[pl.col(s).cast(pl.Float64) for s in self.slots],
-        )
-        yield from out.to_arrow().to_batches()
+        q_type = pl.String if prep.run.collect_schema()[Q] != run.schema[Q] else run.schema[Q]
+        yield from _emit(prep, self.names, self.slots, q_type)
 
+
+def _emit(prep: Prepared, names: list[str], slots: list[str], q_type: Any) -> Iterator[Any]:
+    """The Arrow batches of a task's per-query rows (measures in the columns ``slots``)."""
+    raw = _raw_wide(prep, validate=True).drop(N_RET)
+    raw = raw.rename(dict(zip(names, slots, strict=True)))
+    out = raw.select(
+        *prep.keys, pl.col(Q).cast(q_type), HAS_RUN, HAS_QRELS,
+        *[pl.col(s).cast(pl.Float64) for s in slots],
+    )
+    yield from out.to_arrow().to_batches()
+
+
+class _Sources:
+    """Path inputs and how to read them: each task prepares its own lazy scans."""
+
+    def __init__(
+        self,
+        qrels: Any,
+        run: Any,
+        judged: Any,
+        names: list[str],
+        by: list[str],
+        qrels_columns: Mapping[str, str] | None,
+        run_columns: Mapping[str, str] | None,
+        options: dict[str, Any],
+    ) -> None:
+        self.qrels, self.run, self.judged = qrels, run, judged
+        self.names, self.by, self.options = names, by, options
+        self.qrels_columns, self.run_columns = qrels_columns, run_columns
+
+    def prepare(self, run: Any) -> Prepared:
+        """The preparation of ``run`` (a path; None with ``judged``), not validated yet."""
+        return prepare(
+            self.qrels, run, self.names, judged=self.judged, by=self.by or None,
+            qrels_columns=self.qrels_columns, run_columns=self.run_columns, validate=False,
+            cast_grades=False, **self.options,
+        )
+
+
+class _PathTask:
+    """``mapInArrow`` over task ids: task ``i`` reads and evaluates its own queries.
+
+    Hash buckets: bucket ``i`` of every input. Files: run file ``i`` and the judgments of its
+    queries; the last task, the judged queries that no file holds (and the check that no query
+    is in two files).
+    """
+
+    def __init__(
+        self,
+        source: _Sources,
+        files: list[str] | None,
+        tasks: int,
+        groups: pl.DataFrame | None,
+        q_type: pl.DataType,
+        slots: list[str],
+    ) -> None:
+        self.source, self.files, self.tasks = source, files, tasks
+        self.groups, self.q_type, self.slots = groups, q_type, slots
+
+    def part(self, i: int) -> Prepared:
+        """The preparation of task ``i``'s queries."""
+        files = self.files
+        if files is None:
+            prep = bucket(self.source.prepare(self.source.run), i, self.tasks)
+        elif i < len(files):
+            prep = self.source.prepare(files[i])
+            prep.qrels = prep.qrels.join(prep.run.select(Q).unique(), on=Q, how="semi")
+        else:
+            whole = self.source.prepare(self.source.run)
+            runs = [self.source.prepare(f).run for f in files]
+            owners = query_owners(runs, files).lazy()
+            prep = replace(
+                whole, run=whole.run.head(0), qrels=whole.qrels.join(owners, on=Q, how="anti")
+            )
+        if self.groups is not None:
+            prep = replace(prep, groups=self.groups.lazy())
+        return prep
+
+    def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
+        for batch in batches:
+            for i in batch.column(0).to_pylist():
+                yield from _emit(self.part(i), self.source.names, self.slots, self.q_type)

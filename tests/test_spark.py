@@ -172,3 +172,105 @@ def test_well_known_column_names_are_recognised_as_evaluate_does(spark, data) ->
     assert got.sort("query_id").equals(expected.sort("query_id"))
     with pytest.raises(rf.InputError, match="Available columns"):
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["AP"], run_columns={"score": "nope"})
+
+
+# --- path inputs: each task reads its own queries with Polars (no row through the JVM) -------
+
+
+def _paths(tmp_path: Path, qrels: pl.DataFrame, run: pl.DataFrame, files: int = 1) -> tuple[str, str]:
+    """qrels.parquet and a run folder of ``files`` Parquet files partitioned by query."""
+    qrels.write_parquet(tmp_path / "qrels.parquet")
+    folder = tmp_path / "run"
+    folder.mkdir()
+    part = pl.col("query_id").str.slice(1).cast(pl.Int64) % files
+    for i in range(files):
+        run.filter(part == i).write_parquet(folder / f"part-{i}.parquet")
+    return str(tmp_path / "qrels.parquet"), str(folder)
+
+
+def _spark_paths(qrels: str, run: str, measures: list, **kw: object) -> pl.DataFrame:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return pl.from_arrow(rfs.evaluate(qrels, run, measures, **kw).toArrow())
+
+
+@pytest.mark.parametrize(("partitions", "complete"), [(None, False), (5, True), ("files", False),
+                                                       ("files", True)])
+def test_paths_per_query_equal_evaluate_exactly(spark, data, tmp_path, partitions, complete) -> None:
+    qrels, runs = data
+    q, r = _paths(tmp_path, qrels, runs, files=3)
+    keys = ["run", "locale", "query_id", "measure"]
+    expected = _local(qrels, runs, MEASURES, per_query=True, by=["locale"], complete=complete)
+    got = _spark_paths(q, r, MEASURES, per_query=True, by=["locale"], complete=complete,
+                       partitions=partitions)
+    assert got.columns == expected.columns
+    assert got.sort(keys).equals(expected.sort(keys))  # exact, not a tolerance
+    agg_local = _local(qrels, runs, ["AP", "num_ret", "gm_map"], by=["locale"], complete=complete)
+    agg = _spark_paths(q, r, ["AP", "num_ret", "gm_map"], by=["locale"], complete=complete,
+                       partitions=partitions).sort("run", "locale", "measure")
+    agg_local = agg_local.sort("run", "locale", "measure")
+    assert agg.select("run", "locale", "measure").equals(agg_local.select("run", "locale", "measure"))
+    assert agg["value"].to_list() == pytest.approx(agg_local["value"].to_list(), rel=1e-12)
+
+
+def test_paths_files_mode_scores_judged_queries_no_file_holds(spark, data, tmp_path) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    q, r = _paths(tmp_path, qrels, run, files=2)
+    missing = set(qrels["query_id"]) - set(run["query_id"])
+    assert missing  # the data has judged queries without results
+    got = _spark_paths(q, r, ["AP", "num_rel"], per_query=True, complete=True, partitions="files")
+    assert missing <= set(got["query_id"])
+    expected = _local(qrels, run, ["AP", "num_rel"], per_query=True, complete=True)
+    assert got.sort("query_id", "measure").equals(expected.sort("query_id", "measure"))
+
+
+def test_paths_warnings_and_errors_are_those_of_evaluate(spark, data, tmp_path) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    q, r = _paths(tmp_path, qrels, run, files=2)
+    with warnings.catch_warnings(record=True) as local:
+        warnings.simplefilter("always")
+        rf.evaluate(qrels, run, ["AP"])
+    with warnings.catch_warnings(record=True) as remote:
+        warnings.simplefilter("always")
+        rfs.evaluate(q, r, ["AP"], partitions="files")
+    mine = [str(w.message) for w in local if issubclass(w.category, rf.RankframeWarning)]
+    theirs = [str(w.message) for w in remote if issubclass(w.category, rf.RankframeWarning)]
+    assert mine
+    assert theirs == mine
+    with warnings.catch_warnings():  # the caller's warning filters apply
+        warnings.simplefilter("error", rf.RankframeWarning)
+        with pytest.raises(rf.RankframeWarning, match="missing from the run"):
+            rfs.evaluate(q, r, ["AP"], partitions="files")
+    # a duplicate run row: refused, naming the input, as rankframe.evaluate does
+    dup = tmp_path / "dup"
+    dup.mkdir()
+    pl.concat([run, run.head(1)]).write_parquet(dup / "run.parquet")
+    with pytest.raises(rf.InputError, match=r"dup: duplicate \(query, doc\) rows in the run"):
+        rfs.evaluate(q, str(dup), ["AP"], partitions=3)
+    # a query in two files: refused by partitions='files'
+    split = tmp_path / "split"
+    split.mkdir()
+    run.head(5).write_parquet(split / "a.parquet")
+    run.slice(5).write_parquet(split / "b.parquet")
+    with pytest.raises(rf.InputError, match="two run files"):
+        rfs.evaluate(q, str(split), ["AP"], partitions="files")
+    with pytest.raises(rf.InputError, match="mixed"):
+        rfs.evaluate(q, _sdf(spark, run), ["AP"])
+    with pytest.raises(rf.InputError, match="partitions"):
+        rfs.evaluate(q, r, ["AP"], partitions=0)
+
+
+def test_paths_judged_file(spark, data, tmp_path) -> None:
+    qrels, runs = data
+    run = runs.filter(pl.col("run") == "a").drop("run", "locale")
+    judged = run.join(qrels, on=["query_id", "doc_id"], how="full", coalesce=True)
+    judged.write_parquet(tmp_path / "judged.parquet")
+    expected = _local(None, None, ["AP", "nDCG@10"], judged=judged, per_query=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = pl.from_arrow(rfs.evaluate(judged=str(tmp_path / "judged.parquet"),
+                                         measures=["AP", "nDCG@10"], per_query=True,
+                                         partitions=3).toArrow())
+    assert got.sort("query_id", "measure").equals(expected.sort("query_id", "measure"))
