@@ -176,12 +176,21 @@ def evaluate(
         raise MeasureError(msg)
     names = [repr(m) for m in parsed]
     slots = [f"_m{i}" for i in range(len(names))]
-    given = [x for x in (qrels, run, judged) if x is not None]
-    paths = [_is_path(x) for x in given]
+    from pyspark.sql import DataFrame as SparkFrame
+
+    given = {n: x for n, x in (("qrels", qrels), ("run", run), ("judged", judged)) if x is not None}
+    for name, x in given.items():
+        if not isinstance(x, SparkFrame) and not _is_path(x):
+            msg = (
+                f"{name}= must be a Spark DataFrame or a path (str or os.PathLike); got "
+                f"{type(x).__name__}. Several runs go in one DataFrame or file with a 'run' column."
+            )
+            raise InputError(msg)
+    paths = [_is_path(x) for x in given.values()]
     if given and all(paths):
         found = _from_paths(
-            qrels, run, judged, names, slots, list(by or ()), partitions, spark,
-            qrels_columns, run_columns, options, T,
+            *(_local_path(x) for x in (qrels, run, judged)), names, slots, list(by or ()),
+            partitions, spark, qrels_columns, run_columns, options, T,
         )
     elif any(paths):
         msg = "Give the inputs either all as Spark DataFrames or all as paths, not mixed."
@@ -240,6 +249,13 @@ def evaluate(
 
 def _is_path(x: Any) -> bool:
     return isinstance(x, str | os.PathLike)
+
+
+def _local_path(x: Any) -> Any:
+    """A local path made absolute (a task's working directory may differ); URLs unchanged."""
+    if x is None or "://" in os.fspath(x):
+        return x
+    return os.path.abspath(os.fspath(x))
 
 
 def _from_frames(

@@ -260,6 +260,16 @@ def test_paths_warnings_and_errors_are_those_of_evaluate(spark, data, tmp_path) 
         rfs.evaluate(q, _sdf(spark, run), ["AP"])
     with pytest.raises(rf.InputError, match="partitions"):
         rfs.evaluate(q, r, ["AP"], partitions=0)
+    with pytest.raises(rf.InputError, match="run= must be a Spark DataFrame or a path"):
+        rfs.evaluate(q, {"a": r}, ["AP"])
+    # a relative path is read from the driver's working directory
+    cwd = os.getcwd()
+    try:
+        os.chdir(tmp_path)
+        rel = _spark_paths("qrels.parquet", "run", ["AP"], per_query=True, partitions="files")
+    finally:
+        os.chdir(cwd)
+    assert rel.sort("query_id").equals(_spark_paths(q, r, ["AP"], per_query=True).sort("query_id"))
 
 
 def test_paths_judged_file(spark, data, tmp_path) -> None:
