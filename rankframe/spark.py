@@ -118,11 +118,12 @@ def evaluate(
     Parameters
     ----------
     qrels, run
-        Spark DataFrames: judgments ``query_id, doc_id, relevance`` and results ``query_id,
-        doc_id, score`` (plus a ``run`` column for several runs, and breakdown columns). Or
-        paths (a file, glob or folder, as :func:`rankframe.evaluate` reads them) that every
-        executor can read: each task then reads its queries itself with Polars, and no row
-        goes through the JVM (see ``partitions``).
+        Spark DataFrames (or names of catalog tables or views): judgments ``query_id, doc_id,
+        relevance`` and results ``query_id, doc_id, score`` (plus a ``run`` column for several
+        runs, and breakdown columns). Or paths (a file, glob or folder, as
+        :func:`rankframe.evaluate` reads them) that every executor can read: each task then
+        reads its queries itself with Polars, and no row goes through the JVM (see
+        ``partitions``).
     measures
         Measure names or objects, as for :func:`rankframe.evaluate` (numeric measures).
     judged
@@ -140,7 +141,7 @@ def evaluate(
         spans two files: one task per file, reading that file and the judgments of its
         queries. Each task evaluates whole queries.
     spark
-        The Spark session for path inputs (default: the active one).
+        The Spark session for path inputs and table names (default: the active one).
     qrels_columns, run_columns
         Column mappings ``{canonical: actual}`` (e.g. ``{"query_id": "qid"}``).
     **options
@@ -178,6 +179,7 @@ def evaluate(
     slots = [f"_m{i}" for i in range(len(names))]
     from pyspark.sql import DataFrame as SparkFrame
 
+    qrels, run, judged = (_table(x, spark) for x in (qrels, run, judged))
     given = {n: x for n, x in (("qrels", qrels), ("run", run), ("judged", judged)) if x is not None}
     for name, x in given.items():
         if not isinstance(x, SparkFrame) and not _is_path(x):
@@ -193,7 +195,11 @@ def evaluate(
             partitions, spark, qrels_columns, run_columns, options, T,
         )
     elif any(paths):
-        msg = "Give the inputs either all as Spark DataFrames or all as paths, not mixed."
+        named = ", ".join(f"{n}={os.fspath(x)!r}" for n, x in given.items() if _is_path(x))
+        msg = (
+            "Give the inputs either all as Spark DataFrames (or catalog table names) or all as "
+            f"paths, not mixed: {named} is read as a path (no table or view of that name)."
+        )
         raise InputError(msg)
     else:
         found = _from_frames(
@@ -245,6 +251,19 @@ def evaluate(
     agg_names = [repr(m) for m in parsed if m.AGGREGATE != "none"]
     wide = rows.groupBy(*keys).agg(*aggs) if keys else rows.agg(*aggs)
     return _long(wide, keys, agg_slots, agg_names, F)
+
+
+def _table(x: Any, spark: Any) -> Any:
+    """``spark.table(x)`` where ``x`` names a table or view of the catalog, else ``x``."""
+    if not isinstance(x, str) or "://" in x or os.path.exists(x) or any(c in x for c in "*?["):
+        return x
+    if spark is None:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession()
+    if spark is not None and spark.catalog.tableExists(x):
+        return spark.table(x)
+    return x
 
 
 def _is_path(x: Any) -> bool:

@@ -284,3 +284,18 @@ def test_paths_judged_file(spark, data, tmp_path) -> None:
                                          measures=["AP", "nDCG@10"], per_query=True,
                                          partitions=3).toArrow())
     assert got.sort("query_id", "measure").equals(expected.sort("query_id", "measure"))
+
+
+def test_table_names_go_through_the_dataframe_path(spark, data) -> None:
+    qrels, runs = data
+    _sdf(spark, qrels).createOrReplaceTempView("rf_test_qrels")
+    _sdf(spark, runs).createOrReplaceTempView("rf_test_runs")
+    expected = _local(qrels, runs, ["AP", "nDCG@10"], per_query=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = pl.from_arrow(
+            rfs.evaluate("rf_test_qrels", "rf_test_runs", ["AP", "nDCG@10"], per_query=True).toArrow()
+        )
+    assert got.sort(KEYS).equals(expected.sort(KEYS))
+    with pytest.raises(rf.InputError, match="run='no_such_table' is read as a path"):
+        rfs.evaluate("rf_test_qrels", "no_such_table", ["AP"])
