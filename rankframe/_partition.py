@@ -109,16 +109,22 @@ def _file_parts(
 ) -> Iterator[tuple[str, Prepared]]:
     parts = [reprepare(path) for path in files]
     owner = query_owners([p.run for p in parts], files)
-    # the judgments split the same way in one pass (not one scan of them per file)
-    qrels = prep.qrels.join(owner.lazy(), on=Q, how="inner")
+    # the judgments split the same way in one pass (not one scan of them per file); those of
+    # queries that no file holds go to a part of their own (-1)
+    qrels = prep.qrels.join(owner.lazy(), on=Q, how="left").with_columns(
+        pl.col(_PART).fill_null(-1)
+    )
     qrels.sink_parquet(pl.PartitionBy(tmp, key=_PART, include_key=False), mkdir=True)
     empty = prep.qrels.head(0).collect()
-    for i, (path, part) in enumerate(zip(files, parts, strict=True)):
+
+    def split_qrels(i: int) -> pl.LazyFrame:
         folder = os.path.join(tmp, f"{_PART}={i}")
-        part_qrels = pl.scan_parquet(folder) if os.path.isdir(folder) else empty.lazy()
+        return pl.scan_parquet(folder) if os.path.isdir(folder) else empty.lazy()
+
+    for i, (path, part) in enumerate(zip(files, parts, strict=True)):
         yield f"file {i + 1}/{len(files)} ({os.path.basename(path)})", replace(
             part,
-            qrels=part_qrels,
+            qrels=split_qrels(i),
             pairs=None if prep.pairs is None else prep.pairs.join(
                 owner.lazy().filter(pl.col(_PART) == i), on=Q, how="semi"
             ),
@@ -127,9 +133,8 @@ def _file_parts(
             groups=prep.groups,
         )
     # the judged queries that no file holds: a run-less pass (missing, or 0 under complete)
-    rest = prep.qrels.join(owner.lazy(), on=Q, how="anti")
     yield "judged queries without results", replace(
-        prep, run=prep.run.head(0), qrels=rest,
+        prep, run=prep.run.head(0), qrels=split_qrels(-1),
         pairs=None if prep.pairs is None else prep.pairs.head(0),
     )
 
