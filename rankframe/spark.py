@@ -377,7 +377,10 @@ def _from_paths(
         files = run_files(run)
         tasks = len(files) + 1  # the last one: judged queries that no file holds
     elif partitions is None:
-        tasks = int(spark.sparkContext.defaultParallelism)
+        try:
+            tasks = int(spark.sparkContext.defaultParallelism)
+        except Exception:  # noqa: BLE001 - Spark Connect sessions have no SparkContext
+            tasks = int(spark.conf.get("spark.sql.shuffle.partitions"))
     elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
         tasks = partitions
     else:
