@@ -115,6 +115,12 @@ def test_dl19_sample(spark) -> None:
     assert got.sort(KEYS).equals(expected.sort(KEYS))
     means = _spark_eval(spark, qrels, runs, ["nDCG@10"])
     assert means.filter(pl.col("run") == "splade")["value"].item() == pytest.approx(0.7308, abs=5e-5)
+    # the TREC text files themselves as paths: each task parses them and keeps its buckets
+    q, r = str(DATA / "qrels.dl19-passage.txt"), str(DATA / "run.dl19.bm25.txt")
+    got = _spark_paths(q, r, measures, per_query=True, partitions=3)
+    assert got.sort("query_id", "measure").equals(
+        _local(q, r, measures, per_query=True).sort("query_id", "measure")
+    )
 
 
 def test_judged_frame_and_column_mapping(spark, data) -> None:
