@@ -67,6 +67,11 @@ def run_files(run: Any) -> list[str]:
     return files
 
 
+def is_count(partitions: Any) -> bool:
+    """Whether ``partitions`` is a number of partitions (an int >= 1, not a bool)."""
+    return isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1
+
+
 def bucket(prep: Prepared, i: int, n: int) -> Prepared:
     """The queries of hash bucket ``i`` of ``n``: the inputs filtered (scanned in full)."""
     part = pl.col(Q).hash(seed=HASH_SEED) % n == i
@@ -227,7 +232,7 @@ def evaluate_parts(
 
         def split(p: Prepared, tmp: str) -> Iterator[tuple[str, Prepared]]:
             return _file_parts(p, files, reprepare, tmp)
-    elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
+    elif is_count(partitions):
 
         def split(p: Prepared, tmp: str) -> Iterator[tuple[str, Prepared]]:
             return _hash_parts(p, partitions)

@@ -36,7 +36,7 @@ from rankframe._evaluate import MeasureSpec, Prepared, _raw_wide, _warn_coverage
 from rankframe._io import column_renames
 from rankframe._measures import MIN_GEO_MEAN
 from rankframe._names import parse_measures
-from rankframe._partition import bucket, query_owners, run_files
+from rankframe._partition import bucket, is_count, query_owners, run_files
 from rankframe._plan import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -178,7 +178,9 @@ def evaluate(
     names = [repr(m) for m in parsed]
     slots = [f"_m{i}" for i in range(len(names))]
     from pyspark.sql import DataFrame as SparkFrame
+    from pyspark.sql import SparkSession
 
+    spark = spark if spark is not None else SparkSession.getActiveSession()
     qrels, run, judged = (_table(x, spark) for x in (qrels, run, judged))
     given = {n: x for n, x in (("qrels", qrels), ("run", run), ("judged", judged)) if x is not None}
     for name, x in given.items():
@@ -190,7 +192,7 @@ def evaluate(
             raise InputError(msg)
     paths = [_is_path(x) for x in given.values()]
     if given and all(paths):
-        found = _from_paths(
+        raw, probe, judged_queries = _from_paths(
             *(_local_path(x) for x in (qrels, run, judged)), names, slots, list(by or ()),
             partitions, spark, qrels_columns, run_columns, options, T,
         )
@@ -202,11 +204,10 @@ def evaluate(
         )
         raise InputError(msg)
     else:
-        found = _from_frames(
+        raw, probe, judged_queries = _from_frames(
             qrels, run, judged, names, slots, list(by or ()), partitions, qrels_columns,
             run_columns, options, F, T,
         )
-    raw, probe, judged_queries = found
     keys = probe.keys
     conf = raw.sparkSession.conf
     batch = conf.get(ARROW_BATCH, None)
@@ -257,10 +258,6 @@ def _table(x: Any, spark: Any) -> Any:
     """``spark.table(x)`` where ``x`` names a table or view of the catalog, else ``x``."""
     if not isinstance(x, str) or "://" in x or os.path.exists(x) or any(c in x for c in "*?["):
         return x
-    if spark is None:
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.getActiveSession()
     if spark is not None and spark.catalog.tableExists(x):
         return spark.table(x)
     return x
@@ -292,8 +289,7 @@ def _from_frames(
     T: Any,  # noqa: N803
 ) -> tuple[DataFrame, Prepared, Callable[[list[str]], pl.DataFrame]]:
     """The per-query rows of Spark DataFrames: union, repartition by query, ``mapInArrow``."""
-    if partitions is not None and (isinstance(partitions, bool) or not isinstance(partitions, int)
-                                   or partitions < 1):
+    if partitions is not None and not is_count(partitions):
         msg = f"partitions must be an int >= 1 for Spark DataFrames. Got {partitions!r}."
         raise InputError(msg)
     if judged is not None:
@@ -361,12 +357,8 @@ def _from_paths(
 ) -> tuple[DataFrame, Prepared, Callable[[list[str]], pl.DataFrame]]:
     """The per-query rows of files that the tasks read themselves (no row through the JVM)."""
     if spark is None:
-        from pyspark.sql import SparkSession
-
-        spark = SparkSession.getActiveSession()
-        if spark is None:
-            msg = "Path inputs need a Spark session: start one, or pass spark=..."
-            raise InputError(msg)
+        msg = "Path inputs need a Spark session: start one, or pass spark=..."
+        raise InputError(msg)
     source = _Sources(qrels, run, judged, names, by, qrels_columns, run_columns, options)
     probe = source.prepare(run if judged is None else None)
     files: list[str] | None = None
@@ -381,7 +373,7 @@ def _from_paths(
             tasks = int(spark.sparkContext.defaultParallelism)
         except Exception:  # noqa: BLE001 - Spark Connect sessions have no SparkContext
             tasks = int(spark.conf.get("spark.sql.shuffle.partitions"))
-    elif isinstance(partitions, int) and not isinstance(partitions, bool) and partitions >= 1:
+    elif is_count(partitions):
         tasks = partitions
     else:
         msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
