@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import rankframe as rf
 from rankframe import expr as rfx
@@ -70,3 +72,14 @@ def test_family_without_cutoff_explains_itself() -> None:
 
     with pytest.raises(rf.MeasureError, match="cutoff"):
         rf.parse_measure(Success)
+
+
+def test_import_leaves_the_significance_tests_for_first_use() -> None:
+    # `import rankframe` stays light (numpy comes with rf.compare, on first use)
+    code = (
+        "import sys, rankframe as rf; assert 'rankframe._compare' not in sys.modules; "
+        "assert rf.compare.__module__ == 'rankframe._compare'; "
+        "assert 'compare' in dir(rf) and rf.Comparison.__name__ == 'Comparison'; "
+        "from rankframe import compare"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
