@@ -482,7 +482,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the query ids, or 'files' when no query spans two of the run's Parquet files",
     )
     ev.add_argument(
-        "--progress", action="store_true", help="report each partition on stderr",
+        "--progress", action="store_true", help="report each partition or run (or the one plan) on stderr",
     )
     ev.set_defaults(func=_cmd_evaluate, parser=ev)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+import sys
+import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -591,13 +593,29 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
         )
 
 
-def per_query_wide(prep: Prepared, *, warn: bool = True, validate: bool = False) -> pl.DataFrame:
+def report_progress(label: str, raw: pl.DataFrame, seconds: float, total: float | None = None) -> None:
+    """One progress line on stderr: the ranked rows and queries of a collected plan, its time."""
+    rows = raw[N_RET].sum()
+    queries = raw.filter(pl.col(HAS_RUN)).height
+    overall = "" if total is None else f" (total {total:.1f} s)"
+    print(
+        f"rankframe: {label}: {rows:,} ranked rows, {queries:,} queries, {seconds:.1f} s{overall}",
+        file=sys.stderr, flush=True,
+    )
+
+
+def per_query_wide(
+    prep: Prepared, *, warn: bool = True, validate: bool = False, progress: bool = False
+) -> pl.DataFrame:
     """Collect the per-query frame (one column per measure) for the evaluated queries.
 
     ``validate``: ``prep`` was prepared with ``validate=False, cast_grades=False``: validate
-    it first (see :func:`_raw_wide`).
+    it first (see :func:`_raw_wide`). ``progress``: report the plan when it is done.
     """
+    start = time.perf_counter()
     raw = _raw_wide(prep, validate=validate)
+    if progress:
+        report_progress("one plan", raw, time.perf_counter() - start)
     if warn:
         _warn_coverage(prep, raw)
     return _evaluated(prep, raw)
@@ -721,7 +739,8 @@ def evaluate(
         run is a glob or folder of Parquet files in which no query spans two files (one scan).
         Inputs read into memory (TREC text) are not bounded by it.
     progress
-        Report each partition (ranked rows, queries, seconds) on stderr; quiet by default.
+        Report each partition or run evaluated apart, or else the one plan when it is done
+        (ranked rows, queries, seconds), on stderr; quiet by default.
     output
         A Parquet file to write the per-query values to as they are computed, in the
         ``per_query=True`` layout (with ``partitions``, rows are grouped by partition and
@@ -801,7 +820,7 @@ def evaluate(
         qrels_once = prep.qrels.collect().lazy()
         wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
-        wide = per_query_wide(prep, validate=True)
+        wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
             _long(wide, prep.measures, [*prep.keys, Q]).write_parquet(output)
     else:

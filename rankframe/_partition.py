@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import glob as globlib
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -38,8 +37,9 @@ from rankframe._evaluate import (
     _long,
     _raw_wide,
     _warn_coverage,
+    report_progress,
 )
-from rankframe._plan import HAS_RUN, N_RET, Q
+from rankframe._plan import Q
 
 #: The seed of the query hash that assigns buckets (fixed: buckets are reproducible).
 HASH_SEED = 0x5EED
@@ -272,13 +272,8 @@ def _collect_parts(
             wide = _evaluated(prep, raw)
             sink.write(_long(wide, prep.measures, [*prep.keys, Q]))
             if progress:
-                rows = raw[N_RET].sum()
-                queries = raw.filter(pl.col(HAS_RUN)).height
-                print(
-                    f"rankframe: {label}: {rows:,} ranked rows, {queries:,} queries, "
-                    f"{time.perf_counter() - t0:.1f} s (total {time.perf_counter() - start:.1f} s)",
-                    file=sys.stderr, flush=True,
-                )
+                now = time.perf_counter()
+                report_progress(label, raw, now - t0, now - start)
     finally:
         tmp.cleanup()
         if raws:

@@ -146,6 +146,12 @@ def test_output_and_progress(data: tuple, tmp_path: Path, capsys: pytest.Capture
     assert means.equals(rf.evaluate(qrels, run, ["AP", "nDCG@10"]))
     rf.evaluate(qrels, run, ["AP"], output=tmp_path / "plain.parquet")
     assert capsys.readouterr().err == ""  # quiet without progress=True
+    # one plan (no partitions): one line when it is done, with what it ranked
+    rf.evaluate(qrels, run, ["AP"], progress=True)
+    line = capsys.readouterr().err
+    counts = f"{run.height:,} ranked rows, {run['query_id'].n_unique():,} queries, "
+    assert line.startswith(f"rankframe: one plan: {counts}")
+    assert line.count("\n") == 1
     assert pl.read_parquet(tmp_path / "plain.parquet").equals(whole.filter(pl.col("measure") == "AP"))
 
 
