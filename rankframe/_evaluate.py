@@ -560,7 +560,12 @@ def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
     return raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET).sort([*prep.keys, Q], nulls_last=True)
 
 
-def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
+def _warn_coverage(prep: Prepared, raw: pl.DataFrame, stacklevel: int = 4) -> None:
+    """Warn of judged queries missing from the run and of run queries without judgments.
+
+    ``stacklevel``: the warnings point at the caller of the public function (4: public
+    function -> helper -> here).
+    """
     missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
     if missing.height:
         n = missing.select(Q).n_unique()
@@ -582,14 +587,14 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
             f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
             f"({fate}), e.g. {example}.{none_match}",
             RankframeWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
     if run_only:
         warnings.warn(
             f"{run_only} run quer{'y has' if run_only == 1 else 'ies have'} no judgments and "
             f"{'is' if run_only == 1 else 'are'} ignored.",
             RankframeWarning,
-            stacklevel=4,
+            stacklevel=stacklevel,
         )
 
 

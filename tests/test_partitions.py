@@ -12,6 +12,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import rankframe as rf
 from rankframe import InputError
@@ -86,6 +88,51 @@ def test_engines_and_repeats_agree_bit_for_bit(data: tuple) -> None:
         assert _eval(qrels, run, partitions=4).equals(whole)
 
 
+#: A mix of hits-only and general-plan families (the property test below runs many examples).
+MIXED = ["AP", "nDCG@3", "ERR@3", "Bpref", "RR", "P@2", "infAP", "KendallTau", "AUC", "RBP",
+         "Judged@2", "IPrecAvg", "R@1000"]
+
+
+@st.composite
+def _small_inputs(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Tiny frames with the edge cases: ties, single documents, empty and one-sided queries,
+    negative and zero grades, ids that sort differently as text and as numbers."""
+    docs, queries = ("1", "2", "10", "9", "a", "B"), ("q1", "q2", "10", "9", "x")
+    run, qrels = [], []
+    for q in draw(st.lists(st.sampled_from(queries), min_size=1, max_size=5, unique=True)):
+        ranked = draw(st.lists(st.sampled_from(docs), max_size=6, unique=True))
+        run += [(q, d, draw(st.sampled_from((0.0, 1.0, 1.0, 2.5)))) for d in ranked]
+        judged = draw(st.lists(st.sampled_from(docs), max_size=6, unique=True))
+        qrels += [(q, d, draw(st.sampled_from((-1, 0, 1, 2)))) for d in judged]
+    run_df = pl.DataFrame(run, schema={"query_id": pl.String, "doc_id": pl.String,
+                                       "score": pl.Float64}, orient="row")
+    qrels_df = pl.DataFrame(qrels, schema={"query_id": pl.String, "doc_id": pl.String,
+                                           "relevance": pl.Int64}, orient="row")
+    return qrels_df, run_df
+
+
+@settings(max_examples=max(settings.default.max_examples, 30), deadline=None)
+@given(data=_small_inputs(), partitions=st.sampled_from([1, 2, 7]), complete=st.booleans())
+def test_partitions_and_engines_equal_one_plan_on_edge_cases(
+    data: tuple, partitions: int, complete: bool
+) -> None:
+    qrels, run = data
+
+    def evaluate(**kw: object) -> tuple[pl.DataFrame, list[str]]:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            out = rf.evaluate(qrels, run, MIXED, per_query=True, complete=complete, **kw)
+        return out, sorted(str(w.message) for w in caught)
+
+    whole, said = evaluate()
+    parts, parts_said = evaluate(partitions=partitions)  # most buckets empty with 7
+    assert parts.equals(whole)  # bit for bit, and the same rows in the same order
+    assert parts_said == said
+    with pl.Config() as cfg:
+        cfg.set_engine_affinity("in-memory")
+        assert evaluate()[0].equals(whole)
+
+
 def _write_by_query(run: pl.DataFrame, folder: Path, files: int) -> None:
     folder.mkdir()
     bucket = run["query_id"].str.slice(1).cast(pl.Int64) % files
@@ -130,6 +177,19 @@ def test_warnings_are_those_of_one_plan(data: tuple) -> None:
         rf.evaluate(qrels, run, ["AP"], partitions=3)
     assert [str(w.message) for w in parts] == [str(w.message) for w in whole]
     assert "5 judged queries are missing" in str(whole[0].message)
+
+
+def test_warnings_point_at_the_caller(data: tuple, tmp_path: Path) -> None:
+    qrels, run, _ = data
+    _write_by_query(run, tmp_path / "run", 2)
+    for kw in ({}, {"partitions": 3}, {"partitions": "files"}):
+        source = tmp_path / "run" if kw.get("partitions") == "files" else run
+        with pytest.warns(rf.RankframeWarning) as caught:
+            rf.evaluate(qrels, source, ["AP"], **kw)
+        assert {w.filename for w in caught} == {__file__}, kw
+    with pytest.warns(rf.RankframeWarning) as caught:  # runs evaluated apart
+        rf.evaluate(qrels, {"a": run, "b": run}, ["AP"])
+    assert {w.filename for w in caught} == {__file__}
 
 
 @pytest.mark.filterwarnings("ignore::rankframe.RankframeWarning")
