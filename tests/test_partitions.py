@@ -6,6 +6,7 @@ streaming engine, the in-memory engine, hash buckets and file partitions must ag
 
 from __future__ import annotations
 
+import tempfile
 import warnings
 from pathlib import Path
 
@@ -119,15 +120,25 @@ def test_partitions_and_engines_equal_one_plan_on_edge_cases(
     qrels, run = data
 
     def evaluate(**kw: object) -> tuple[pl.DataFrame, list[str]]:
+        source = kw.pop("run", run)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            out = rf.evaluate(qrels, run, MIXED, per_query=True, complete=complete, **kw)
+            out = rf.evaluate(qrels, source, MIXED, per_query=True, complete=complete, **kw)
         return out, sorted(str(w.message) for w in caught)
 
     whole, said = evaluate()
     parts, parts_said = evaluate(partitions=partitions)  # most buckets empty with 7
     assert parts.equals(whole)  # bit for bit, and the same rows in the same order
     assert parts_said == said
+    if run.height:  # the run written by query into files (some files hold no judged query)
+        with tempfile.TemporaryDirectory() as tmp:
+            owner = run["query_id"].hash(seed=3) % partitions
+            for i in range(partitions):
+                if (owner == i).any():
+                    run.filter(owner == i).write_parquet(Path(tmp) / f"part-{i}.parquet")
+            files, files_said = evaluate(run=tmp, partitions="files")
+        assert files.equals(whole)
+        assert files_said == said
     with pl.Config() as cfg:
         cfg.set_engine_affinity("in-memory")
         assert evaluate()[0].equals(whole)
