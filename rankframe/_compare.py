@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankframe._errors import MeasureError, RankframeWarning
+from rankframe._errors import MeasureError, warn
 from rankframe._evaluate import MeasureSpec, Source, _named_runs, evaluate
 from rankframe._names import parse_measures
 
@@ -363,7 +363,7 @@ def compare(
         per_query = rerun(wanted + extra, per_query=True, keys=by or None)
     for w in caught:  # evaluate's coverage warning counts every group; said below per group
         if not (extra and "missing from some" in str(w.message)):
-            warnings.warn(w.message, w.category, stacklevel=2)
+            warn(w.message, w.category)
     if extra:
         # complete=True scores the judged queries a run misses in every breakdown group; a
         # group compares only the queries some run retrieved in it (a query of locale 'en' is
@@ -375,9 +375,9 @@ def compare(
         present = per_group.filter("some")
         gaps = present.filter(~pl.col("all")).height
         if gaps:
-            warnings.warn(
+            warn(
                 f"{gaps} (group, query) pairs are missing from some runs and scored 0 for them "
-                "(complete=True).", RankframeWarning, stacklevel=2,
+                "(complete=True)."
             )
         per_query = per_query.filter(pl.col("measure") != "NumRet").join(
             present.select(*by, "query_id"), on=[*by, "query_id"], how="semi", nulls_equal=True,
@@ -404,11 +404,10 @@ def compare(
     incomplete = wide.filter(pl.any_horizontal(pl.col(run_names).is_null() | pl.col(run_names).is_nan()))
     if incomplete.height:
         sample = ", ".join(incomplete["query_id"].unique(maintain_order=True).head(5).to_list())
-        warnings.warn(
+        warn(
             f"{incomplete.height} (query, measure) rows are not scored for every run (e.g. queries "
             f"{sample}) and are left out of the comparison: a paired test needs every run on "
-            "every query. complete=True scores judged queries a run misses as 0.",
-            RankframeWarning, stacklevel=2,
+            "every query. complete=True scores judged queries a run misses as 0."
         )
         wide = wide.join(incomplete.select(*by, "measure", "query_id"), on=[*by, "measure", "query_id"],
                          how="anti", nulls_equal=True)

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import difflib
+import os
+import sys
+import warnings
 from collections.abc import Iterable, Sequence
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep
 
 
 def at(where: str, line: int | None = None, *, row: int | None = None) -> str:
@@ -94,3 +99,15 @@ class MeasureError(RankframeError):
 
 class RankframeWarning(UserWarning):
     """A semantic choice changes the numbers (missing queries, unjudged runs)."""
+
+
+def warn(message: str | Warning, category: type[Warning] = RankframeWarning) -> None:
+    """Issue a warning attributed to the first caller outside rankframe (the user's line).
+
+    The depth of rankframe's own calls differs between paths (one plan, partitions, runs
+    evaluated apart, the CLI), so the stack level is found, not counted.
+    """
+    frame, level = sys._getframe(1), 2
+    while frame.f_back is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, category, stacklevel=level)

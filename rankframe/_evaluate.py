@@ -6,7 +6,6 @@ import math
 import os
 import sys
 import time
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -14,7 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError, RankframeWarning, at
+from rankframe._errors import InputError, at, warn
 from rankframe._io import LINE, Source, describe, read_judged, read_qrels, read_run
 from rankframe._measures import MIN_GEO_MEAN, Measure
 from rankframe._names import parse_measures
@@ -560,12 +559,8 @@ def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
     return raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET).sort([*prep.keys, Q], nulls_last=True)
 
 
-def _warn_coverage(prep: Prepared, raw: pl.DataFrame, stacklevel: int = 4) -> None:
-    """Warn of judged queries missing from the run and of run queries without judgments.
-
-    ``stacklevel``: the warnings point at the caller of the public function (4: public
-    function -> helper -> here).
-    """
+def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
+    """Warn of judged queries missing from the run and of run queries without judgments."""
     missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
     if missing.height:
         n = missing.select(Q).n_unique()
@@ -583,18 +578,14 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame, stacklevel: int = 4) -> No
             " No judged query has results: check that the query ids of the qrels and the "
             "run match (e.g. '001' vs 1, or a prefix)."
         )
-        warnings.warn(
+        warn(
             f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
-            f"({fate}), e.g. {example}.{none_match}",
-            RankframeWarning,
-            stacklevel=stacklevel,
+            f"({fate}), e.g. {example}.{none_match}"
         )
     if run_only:
-        warnings.warn(
+        warn(
             f"{run_only} run quer{'y has' if run_only == 1 else 'ies have'} no judgments and "
-            f"{'is' if run_only == 1 else 'are'} ignored.",
-            RankframeWarning,
-            stacklevel=stacklevel,
+            f"{'is' if run_only == 1 else 'are'} ignored."
         )
 
 

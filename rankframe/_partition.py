@@ -280,7 +280,7 @@ def _collect_parts(
             empty = _long(_evaluated(prep, raws[0].head(0)), prep.measures, [*prep.keys, Q])
             sink.close(empty)
     raw = pl.concat(raws, how="vertical_relaxed")
-    _warn_coverage(prep, raw, stacklevel=5)  # evaluate -> evaluate_parts/runs -> here
+    _warn_coverage(prep, raw)
     return _evaluated(prep, raw)
 
 

@@ -21,14 +21,13 @@ from __future__ import annotations
 
 import math
 import os
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
 
-from rankframe._errors import InputError, MeasureError, RankframeWarning, at
+from rankframe._errors import InputError, MeasureError, at, warn
 from rankframe._evaluate import aggregate, per_query_wide, prepare
 from rankframe._io import REL, Q, Source, _lines, describe, read_run
 from rankframe._jg import FORMAT_FREE, JG_NICKNAME, JG_TREC_NAMES, per_query_jg
@@ -261,7 +260,7 @@ def _warn_skipped(qrels: pl.LazyFrame, run: pl.LazyFrame, run_where: str) -> Non
             f"{'is' if n == 1 else 'are'} skipped, e.g. {skipped[0]!r} (trec_eval 10.0 stops with "
             "an error there; -c scores them 0)."
         )
-        warnings.warn(msg, RankframeWarning, stacklevel=3)
+        warn(msg)
 
 
 _WS = r"[ \t\r\f\v]"  # trec_eval's isspace(), ASCII only

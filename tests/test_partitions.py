@@ -201,6 +201,12 @@ def test_warnings_point_at_the_caller(data: tuple, tmp_path: Path) -> None:
     with pytest.warns(rf.RankframeWarning) as caught:  # runs evaluated apart
         rf.evaluate(qrels, {"a": run, "b": run}, ["AP"])
     assert {w.filename for w in caught} == {__file__}
+    other = run.filter(pl.col("query_id") != "q7")  # compare: evaluate's warnings and its own
+    with pytest.warns(rf.RankframeWarning) as caught:
+        rf.compare(qrels, {"a": run, "b": other}, ["AP"], complete=False)
+    assert any("not scored for every run" in str(w.message) for w in caught)
+    assert any("missing from" in str(w.message) for w in caught)
+    assert {w.filename for w in caught} == {__file__}
 
 
 @pytest.mark.filterwarnings("ignore::rankframe.RankframeWarning")
