@@ -53,6 +53,7 @@ import math
 import os
 import subprocess
 import warnings
+from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -409,6 +410,56 @@ def test_matches_pytrec_eval(base: str) -> None:
             compare(base, spec, case)
 
     check()
+
+
+#: Measures whose per-query values are trec_eval's own bits, not only within ``close``: their
+#: sums are added in trec_eval's order (rank, ideal position) with C's log2 as the discount.
+BIT_EXACT = ["map", "map_cut.1,2,3,7", "ndcg", "ndcg_cut.1,2,3,7,1000"]
+
+
+@given(case=cases())
+@example(case=EXAMPLES["all ties"])
+@example(case=EXAMPLES["ten relevant"])
+@example(case=EXAMPLES["five relevant at level 2"])
+def test_ap_and_ndcg_are_pytrec_evals_bits(case: dict[str, Any]) -> None:
+    for spec in BIT_EXACT:
+        theirs = run_pytrec(spec, case)
+        ours = run_rankframe(spec, case, per_query=True)
+        labels = dict(parse_trec(spec))
+        for qid, values in theirs.items():
+            for label, value in values.items():
+                if label not in labels or (qid, repr(labels[label])) not in ours:
+                    continue  # compared within tolerance by test_matches_pytrec_eval
+                got = ours[(qid, repr(labels[label]))]
+                assert got == value, f"{spec} {label} query {qid}: {got!r} != {value!r}"
+
+
+def test_ap_and_ndcg_bits_on_real_runs() -> None:
+    # DL19 sample runs (graded, 43 queries, top 100 with score ties): every query's bits
+    data = Path(__file__).resolve().parents[1] / "data"
+    qrels = data / "qrels.dl19-passage.txt"
+    judged: dict[str, dict[str, int]] = {}
+    for line in qrels.read_text().splitlines():
+        q, _, d, r = line.split()
+        judged.setdefault(q, {})[d] = int(r)
+    for name in ("bm25", "splade"):
+        path = data / f"run.dl19.{name}.txt"
+        ranked: dict[str, dict[str, float]] = {}
+        for line in path.read_text().splitlines():
+            q, _, d, _, score, _ = line.split()
+            ranked.setdefault(q, {})[d] = float(score)
+        specs = {"map", "ndcg", "ndcg_cut.10", "ndcg_cut.100"}
+        theirs = pytrec_eval.RelevanceEvaluator(
+            {q: v for q, v in judged.items() if q in ranked}, specs
+        ).evaluate(ranked)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rf.RankframeWarning)
+            ours = rf.evaluate(str(qrels), str(path), ["AP", "nDCG", "nDCG@10", "nDCG@100"],
+                               per_query=True, score_dtype="float32")
+        labels = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "nDCG@100": "ndcg_cut_100"}
+        assert ours.height == 4 * len(theirs)
+        for q, measure, value in ours.iter_rows():
+            assert value == theirs[q][labels[measure]], (name, q, measure)
 
 
 #: Topics that -J leaves without a document. trec_eval (9 and 10) still evaluates them,

@@ -9,7 +9,6 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
-    fsum,
     register,
     register_trec,
     safe_div,
@@ -23,12 +22,14 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     hit = ctx.relevant(rel) & ctx.retrieved
     if cutoff is not None:
         hit = hit & (ctx.rank <= cutoff).fill_null(False)
-    ranks = ctx.rank.filter(hit)
-    # within a query, the i-th relevant retrieved document (by rank) contributes i / rank
-    precisions = ranks.rank("ordinal").cast(pl.Float64) / ranks
+    ranks = ctx.rank.filter(hit).sort()
+    # the i-th relevant retrieved document (by rank) contributes i / rank, added in rank order
+    # as trec_eval does (its bits; reproducible whatever order the rows arrive in)
+    found = pl.int_range(1, ranks.len() + 1, dtype=pl.UInt32)
+    total = (found.cast(pl.Float64) / ranks.cast(pl.Float64)).cum_sum().last().fill_null(0.0)
     if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
-        return safe_div(fsum(precisions), ranks.len())
-    return safe_div(fsum(precisions), ctx.num_rel(rel))
+        return safe_div(total, ranks.len())
+    return safe_div(total, ctx.num_rel(rel))
 
 
 @register
@@ -56,7 +57,8 @@ class AP(Measure):
     :math:`AP@k = \sum_{i \le k} y_i\, P@i \,/\, \sum_{i \le k} y_i` (seed 003,
     e8001a1f40bccacb), whose mean over queries is its MAP@k; a perfect top k then scores 1
     even when more relevant documents exist.
-    Cost: one filter and one rank of the relevant retrieved documents per query.
+    The precisions are added in rank order, as trec_eval adds them: per query, the same bits.
+    Cost: one filter and one sort of the relevant retrieved documents per query.
 
     References
     ----------

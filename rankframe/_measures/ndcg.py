@@ -10,7 +10,8 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
-    fsum,
+    log2p1,
+    ordered_sum,
     register,
     register_trec,
     safe_div,
@@ -28,12 +29,15 @@ def gain_expr(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -
 
 
 def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
-    """Sum of gain / log2(rank + 1) over the retrieved documents (within ``cutoff``)."""
+    """Sum of gain / log2(rank + 1) over the retrieved documents (within ``cutoff``).
+
+    Added in rank order with C's ``log2``, as trec_eval does: its bits.
+    """
     keep = ctx.retrieved
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
-    contrib = gain / (ctx.rank.cast(pl.Float64) + 1.0).log(2)
-    return fsum(contrib.filter(keep))
+    contrib = gain / log2p1(ctx.rank)
+    return ordered_sum(contrib.filter(keep), ctx.rank.filter(keep))
 
 
 def ideal_dcg_expr(
@@ -52,10 +56,11 @@ def ideal_dcg_expr(
         position = ctx.grade_position.filter(keep)
     else:
         position = ideal.rank("ordinal", descending=True)
-    contrib = ideal / (position.cast(pl.Float64) + 1.0).log(2)
+    contrib = ideal / log2p1(position)
     if cutoff is not None:
-        contrib = contrib.filter(position <= cutoff)
-    return fsum(contrib)
+        within = position <= cutoff
+        contrib, position = contrib.filter(within), position.filter(within)
+    return ordered_sum(contrib, position)  # best gains first, as trec_eval adds them
 
 
 @register
@@ -83,7 +88,9 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
 
     The ideal ranking sorts every judged document of the query with a positive gain, retrieved
     or not; it is cut at ``k`` but never by the run's depth. Negative grades have gain 0.
-    Undefined when IDCG = 0 (nothing relevant): the query scores 0.
+    Undefined when IDCG = 0 (nothing relevant): the query scores 0. Both sums are added in rank
+    (ideal position) order with C's ``log2`` as the discount, trec_eval's arithmetic: per query,
+    the same bits.
 
     References
     ----------
