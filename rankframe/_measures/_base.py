@@ -314,21 +314,26 @@ def ordered_sum(values: pl.Expr, order: pl.Expr) -> pl.Expr:
     return values.sort_by(order).cum_sum().last().fill_null(0.0)
 
 
-#: Ranks up to this read ``log2(rank + 1)`` from a table of C's ``log2`` (see :func:`log2p1`).
+#: Whole numbers up to this read ``log2`` from a table of C's ``log2`` (see :func:`c_log2`).
 LOG2_TABLE = 1 << 14
-_LOG2_KEYS = list(range(1, LOG2_TABLE + 1))
-_LOG2_VALUES = [math.log2(n + 1) for n in _LOG2_KEYS]  # CPython's math.log2 is C's log2
+_LOG2_KEYS = [float(n) for n in range(1, LOG2_TABLE + 1)]
+_LOG2_VALUES = [math.log2(n) for n in _LOG2_KEYS]  # CPython's math.log2 is C's log2
+
+
+def c_log2(x: pl.Expr) -> pl.Expr:
+    """``log2(x)`` as trec_eval's C ``log2`` gives it, for the whole numbers it takes (ranks).
+
+    Polars' ``log(2)`` divides natural logarithms, a last bit away from C's ``log2`` for about
+    a third of the integers; whole numbers up to :data:`LOG2_TABLE` read a table computed by
+    C's ``log2``, other values fall back to ``log(2)``.
+    """
+    x = x.cast(pl.Float64)
+    return x.replace_strict(_LOG2_KEYS, _LOG2_VALUES, default=x.log(2), return_dtype=pl.Float64)
 
 
 def log2p1(n: pl.Expr) -> pl.Expr:
-    """``log2(n + 1)`` for a positive integer ``n`` (a rank), as trec_eval's C ``log2`` gives it.
-
-    Polars' ``log(2)`` divides natural logarithms, a last bit away from C's ``log2`` for about
-    a third of the integers; the discount of ranks up to :data:`LOG2_TABLE` is read from a table
-    computed by C's ``log2``, larger ranks fall back to ``log(2)``.
-    """
-    fallback = (n.cast(pl.Float64) + 1.0).log(2)
-    return n.replace_strict(_LOG2_KEYS, _LOG2_VALUES, default=fallback, return_dtype=pl.Float64)
+    """``log2(n + 1)`` for a rank ``n``: the DCG discount, as trec_eval computes it."""
+    return c_log2(n.cast(pl.Float64) + 1.0)
 
 
 def div_const(num: pl.Expr, k: int) -> pl.Expr:

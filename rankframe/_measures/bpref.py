@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, fsum, register, register_trec, safe_div
+from rankframe._measures._base import Ctx, Measure, Param, ordered_sum, register, register_trec, safe_div
 from rankframe._measures._trec import single
 
 
@@ -29,11 +29,12 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     # judged documents above a relevant one, minus the relevant ones among them
     rel_above = ctx.rank.filter(hit).rank("ordinal").cast(pl.Int64) - 1
     nonrel_above = judged_before(ctx, hit, judged_ret) - rel_above
-    penalty = nonrel_above.clip(upper_bound=num_rel).cast(pl.Float64) / pl.min_horizontal(
-        num_nonrel, num_rel
-    )
+    above = nonrel_above.clip(upper_bound=num_rel).cast(pl.Float64)
+    # the per-query denominator as a column: Polars multiplies by the reciprocal of a scalar
+    # divisor, a last bit off trec_eval's division
+    penalty = above / (above * 0.0 + pl.min_horizontal(num_nonrel, num_rel).cast(pl.Float64))
     per_doc = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
-    return safe_div(fsum(per_doc), num_rel)
+    return safe_div(ordered_sum(per_doc, ctx.rank.filter(hit)), num_rel)  # trec_eval's order
 
 
 @register

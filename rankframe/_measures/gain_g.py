@@ -8,7 +8,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, fsum, register, register_trec, safe_div
+from rankframe._measures._base import (
+    Ctx,
+    Measure,
+    Param,
+    c_log2,
+    ordered_sum,
+    register,
+    register_trec,
+    safe_div,
+)
 from rankframe._measures._trec import gains_from_pairs, pair_params, single
 
 Gains = tuple[tuple[int, float], ...] | None
@@ -112,9 +121,10 @@ class G(Measure):
         cost = prefix_at(ideal.clip(lower_bound=1.0).cum_sum(), ideal.len(), position) + (
             position - ideal.len().cast(pl.Int64)
         ).clip(lower_bound=0)
-        terms = got / (2.0 + cost - got.cum_sum()).log(2)
-        total = fsum(terms.filter(got != 0))
-        ideal_total = fsum(ideal)
+        terms = got / c_log2(2.0 + cost - got.cum_sum())
+        # running sums in rank (ideal) order, as trec_eval adds them
+        total = terms.filter(got != 0).cum_sum().last().fill_null(0.0)
+        ideal_total = ideal.cum_sum().last().fill_null(0.0)
         return pl.when(ideal_total > 0).then(total / ideal_total).otherwise(0.0)
 
 
@@ -166,7 +176,7 @@ class binG(Measure):  # noqa: N801 - the measure's canonical name
         ranks = ctx.rank.filter(ctx.relevant(self.rel) & ctx.retrieved).cast(pl.Float64)
         # the k-th relevant document at rank r has r - k non-relevant documents above it
         before = ranks - ranks.rank("ordinal").cast(pl.Float64)
-        return safe_div(fsum(1.0 / (before + 2.0).log(2)), ctx.num_rel(self.rel))
+        return safe_div(ordered_sum(1.0 / c_log2(before + 2.0), ranks), ctx.num_rel(self.rel))
 
 
 register_trec("binG", single("binG", lambda: binG()))

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import ANY_GRADE, Ctx, Measure, Param, fsum, register, register_trec, safe_div
+from rankframe._measures._base import (
+    ANY_GRADE,
+    Ctx,
+    Measure,
+    Param,
+    ordered_sum,
+    register,
+    register_trec,
+    safe_div,
+)
 from rankframe._measures._trec import single
 from rankframe._measures.bpref import judged_before
 
@@ -83,7 +92,7 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
             * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON))
         )
         per_doc = pl.when(rank == 1.0).then(1.0).otherwise(estimate)
-        return safe_div(fsum(per_doc), ctx.num_rel(self.rel))
+        return safe_div(ordered_sum(per_doc, ctx.rank.filter(hit)), ctx.num_rel(self.rel))
 
 
 register_trec("infAP", single("infAP", lambda: infAP()))

@@ -14,6 +14,7 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    log2p1,
     register,
     register_trec,
 )
@@ -30,9 +31,8 @@ def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl
 
 
 def _discounted(values: pl.Expr) -> pl.Expr:
-    """``values[i] / log2(i + 2)`` for a list already in rank order (i from 0)."""
-    position = pl.int_range(1, values.len() + 1, dtype=pl.Int64).cast(pl.Float64)
-    return values / (position + 1.0).log(2)
+    """``values[i] / log2(i + 2)`` for a list already in rank order (i from 0), C's log2."""
+    return values / log2p1(pl.int_range(1, values.len() + 1, dtype=pl.Int64))
 
 
 @register
@@ -194,8 +194,11 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
         idcg_at = prefix_at(_discounted(ideal).cum_sum(), m, position)
         ndcg_at_hits = (dcg_at / idcg_at).filter(got > 0)
         missed = (m - ndcg_at_hits.len().cast(pl.Int64)).cast(pl.Float64)
-        full = dcg_at.last().fill_null(0.0) / _discounted(ideal).sum()
-        total = ndcg_at_hits.sum() + missed * full
+        # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
+        idcg = _discounted(ideal).cum_sum().last()
+        total = ndcg_at_hits.cum_sum().last().fill_null(0.0) + missed * dcg_at.last().fill_null(
+            0.0
+        ) / idcg
         return pl.when((m > 0) & (total > 0)).then(total / m).otherwise(0.0)
 
 
