@@ -36,8 +36,8 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
     keep = ctx.retrieved
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
-    contrib = gain / log2p1(ctx.rank)
-    return ordered_sum(contrib.filter(keep), ctx.rank.filter(keep))
+    rank = ctx.rank.filter(keep)  # the discount of the kept rows only (a table lookup)
+    return ordered_sum(gain.filter(keep) / log2p1(rank), rank)
 
 
 def ideal_dcg_expr(
