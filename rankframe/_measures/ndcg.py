@@ -45,22 +45,24 @@ def ideal_dcg_expr(
 ) -> pl.Expr:
     """DCG of the judged documents with positive gain, sorted by gain (retrieved or not).
 
-    The position of a gain in the ideal ranking is its descending ordinal rank among the
-    positive gains (equal gains are interchangeable), which needs no sort of the values.
-    ``by_grade``: the gain grows with the grade and is positive exactly for grades >= 1, so
-    the planner's :attr:`Ctx.grade_position` may serve as the position.
+    Added best gain first, as trec_eval adds them. The terms ``gain / log2(position + 1)``
+    decrease with the position, so sorting them (descending) gives that order without a sort
+    by position. ``by_grade``: the gain grows with the grade and is positive exactly for
+    grades >= 1, so the planner's :attr:`Ctx.grade_position` (a column computed before the
+    aggregation) may serve as the position; otherwise the gains are sorted per query.
     """
     keep = ctx.judged & (gain > 0)
-    ideal = gain.filter(keep)
     if by_grade and ctx.grade_position is not None:
-        position = ctx.grade_position.filter(keep)
+        position = ctx.grade_position
+        terms = (gain / log2p1(position)).filter(keep)
+        if cutoff is not None:
+            terms = terms.filter(position.filter(keep) <= cutoff)
     else:
-        position = ideal.rank("ordinal", descending=True)
-    contrib = ideal / log2p1(position)
-    if cutoff is not None:
-        within = position <= cutoff
-        contrib, position = contrib.filter(within), position.filter(within)
-    return ordered_sum(contrib, position)  # best gains first, as trec_eval adds them
+        ideal = gain.filter(keep).sort(descending=True)
+        if cutoff is not None:
+            ideal = ideal.head(cutoff)
+        terms = ideal / log2p1(pl.int_range(1, ideal.len() + 1, dtype=pl.Int64))
+    return terms.sort(descending=True).cum_sum().last().fill_null(0.0)
 
 
 @register
