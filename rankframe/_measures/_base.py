@@ -314,6 +314,15 @@ def ordered_sum(values: pl.Expr, order: pl.Expr) -> pl.Expr:
     return values.sort_by(order).cum_sum().last().fill_null(0.0)
 
 
+def falling_sum(values: pl.Expr) -> pl.Expr:
+    """:func:`ordered_sum` for terms that never grow along the order (an ideal DCG, bpref).
+
+    Sorted descending they come in that order (equal terms are interchangeable): one plain
+    sort instead of a sort by the rank.
+    """
+    return values.sort(descending=True).cum_sum().last().fill_null(0.0)
+
+
 #: Whole numbers up to this read ``log2`` from a table of C's ``log2`` (see :func:`c_log2`).
 LOG2_TABLE = 1 << 14
 _LOG2_KEYS = [float(n) for n in range(1, LOG2_TABLE + 1)]

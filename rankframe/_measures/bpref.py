@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, ordered_sum, register, register_trec, safe_div
+from rankframe._measures._base import Ctx, Measure, Param, falling_sum, register, register_trec, safe_div
 from rankframe._measures._trec import single
 
 
@@ -34,7 +34,8 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     # divisor, a last bit off trec_eval's division
     penalty = above / (above * 0.0 + pl.min_horizontal(num_nonrel, num_rel).cast(pl.Float64))
     per_doc = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
-    return safe_div(ordered_sum(per_doc, ctx.rank.filter(hit)), num_rel)  # trec_eval's order
+    # the terms fall along the rank: the descending sort is trec_eval's order
+    return safe_div(falling_sum(per_doc), num_rel)
 
 
 @register

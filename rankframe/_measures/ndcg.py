@@ -10,6 +10,7 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    falling_sum,
     log2p1,
     ordered_sum,
     register,
@@ -62,7 +63,7 @@ def ideal_dcg_expr(
         if cutoff is not None:
             ideal = ideal.head(cutoff)
         terms = ideal / log2p1(pl.int_range(1, ideal.len() + 1, dtype=pl.Int64))
-    return terms.sort(descending=True).cum_sum().last().fill_null(0.0)
+    return falling_sum(terms)
 
 
 @register
