@@ -247,6 +247,18 @@ class Ctx:
             hit = hit & (self.rank <= cutoff).fill_null(False)
         return hit.sum()
 
+    def hit_ranks(self, rel: int | None = None, cutoff: int | None = None) -> tuple[pl.Expr, pl.Expr]:
+        """Ranks of the relevant retrieved documents in rank order, and ``1, 2, ...`` beside them.
+
+        The second is the number of relevant documents found so far at each of those ranks
+        (their precision is its ratio to the rank): AP, interpolated precision, binG.
+        """
+        hit = self.relevant(rel) & self.retrieved
+        if cutoff is not None:
+            hit = hit & (self.rank <= cutoff).fill_null(False)
+        ranks = self.rank.filter(hit).sort().cast(pl.Int64)
+        return ranks, pl.int_range(1, ranks.len() + 1, dtype=pl.Int64)
+
     def only_judged(self) -> Ctx:
         """Drop unjudged documents (absent or negative grade) and re-rank the rest (``-J``)."""
         if self.average_ties:
@@ -400,6 +412,10 @@ class Measure:
     #: only those judgments to the run (a far smaller group_by, DESIGN.md §4). A test evaluates
     #: every such family both ways and compares the bits.
     HITS_ONLY: ClassVar[bool] = False
+    #: For a hits-only measure that also reads judgments below its level: the lowest grade it
+    #: reads whatever its level, ``0`` (the judged non-relevant documents: bpref) or
+    #: :data:`ANY_GRADE` (every judgment, negative grades included: Judged, infAP).
+    HIT_FLOOR: ClassVar[int | None] = None
 
     __slots__ = ("_params",)
 
@@ -486,12 +502,14 @@ class Measure:
         """The lowest grade whose retrieved documents the value reads (see :attr:`HITS_ONLY`).
 
         ``None``: the measure needs every row (not hits-only, or ``judged_only``). The default
-        is the measure's ``rel`` parameter, else the evaluation's relevance level.
+        is the measure's ``rel`` parameter, else the evaluation's relevance level, lowered to
+        :attr:`HIT_FLOOR` when the measure has one.
         """
         if not self.HITS_ONLY or self._params.get("judged_only"):
             return None
         rel = self._params.get("rel")
-        return relevance_level if rel is None else rel
+        level = relevance_level if rel is None else rel
+        return level if self.HIT_FLOOR is None else min(self.HIT_FLOOR, level)
 
 
 def _format_number(v: Any) -> str:

@@ -19,13 +19,9 @@ NORMS = ("num_rel", "num_rel_ret")
 
 
 def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") -> pl.Expr:
-    hit = ctx.relevant(rel) & ctx.retrieved
-    if cutoff is not None:
-        hit = hit & (ctx.rank <= cutoff).fill_null(False)
-    ranks = ctx.rank.filter(hit).sort()
+    ranks, found = ctx.hit_ranks(rel, cutoff)
     # the i-th relevant retrieved document (by rank) contributes i / rank, added in rank order
     # as trec_eval does (its bits; reproducible whatever order the rows arrive in)
-    found = pl.int_range(1, ranks.len() + 1, dtype=pl.UInt32)
     total = (found.cast(pl.Float64) / ranks.cast(pl.Float64)).cum_sum().last().fill_null(0.0)
     if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
         return safe_div(total, ranks.len())

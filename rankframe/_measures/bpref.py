@@ -86,10 +86,7 @@ class Bpref(Measure):
     ALIASES = {"bpref": {}}
 
     HITS_ONLY = True
-
-    def hit_level(self, relevance_level: int) -> int | None:
-        """Grade 0: the judged non-relevant documents count too."""
-        return min(0, relevance_level if self.rel is None else self.rel)
+    HIT_FLOOR = 0  # the judged non-relevant documents count too
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -136,10 +133,7 @@ class GMBpref(Measure):
     AGGREGATE = "gmean"
 
     HITS_ONLY = True
-
-    def hit_level(self, relevance_level: int) -> int | None:
-        """Grade 0: the judged non-relevant documents count too."""
-        return min(0, relevance_level if self.rel is None else self.rel)
+    HIT_FLOOR = 0  # the judged non-relevant documents count too
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

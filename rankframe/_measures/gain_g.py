@@ -172,10 +172,9 @@ class binG(Measure):  # noqa: N801 - the measure's canonical name
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        ranks = ctx.rank.filter(ctx.relevant(self.rel) & ctx.retrieved).sort()
+        ranks, found = ctx.hit_ranks(self.rel)
         # the k-th relevant document at rank r has r - k non-relevant documents above it
-        found = pl.int_range(1, ranks.len() + 1, dtype=pl.Int64)
-        before = (ranks.cast(pl.Int64) - found).cast(pl.Float64)
+        before = (ranks - found).cast(pl.Float64)
         # in rank order (the ranks are sorted), as trec_eval adds them
         total = (1.0 / c_log2(before + 2.0)).cum_sum().last().fill_null(0.0)
         return safe_div(total, ctx.num_rel(self.rel))

@@ -69,10 +69,7 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
     PARAMS = (Param("rel", "int", None),)
 
     HITS_ONLY = True
-
-    def hit_level(self, relevance_level: int) -> int | None:
-        """Every judgment: negative grades count as pooled but unjudged."""
-        return ANY_GRADE
+    HIT_FLOOR = ANY_GRADE  # every judgment: negative grades count as pooled but unjudged
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

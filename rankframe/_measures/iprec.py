@@ -31,8 +31,8 @@ def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     curve as a list, its number K of relevant retrieved documents and the number R relevant.
     """
     level = ctx.level(rel)
-    ranks = ctx.rank.filter(ctx.relevant(rel) & ctx.retrieved).sort()
-    precision = ranks.rank("ordinal").cast(pl.Float64) / ranks
+    ranks, found = ctx.hit_ranks(rel)
+    precision = found.cast(pl.Float64) / ranks.cast(pl.Float64)
     interpolated = precision.reverse().cum_max().reverse().append(pl.lit(0.0))
     return (
         ctx.partial(f"iprec_curve_{level}", interpolated.implode()),

@@ -313,10 +313,7 @@ class NumNonRelJudgedRet(Measure):
     AGGREGATE = "sum"
 
     HITS_ONLY = True
-
-    def hit_level(self, relevance_level: int) -> int | None:
-        """Grade 0: it counts the judged non-relevant documents."""
-        return min(0, relevance_level if self.rel is None else self.rel)
+    HIT_FLOOR = 0  # it counts the judged non-relevant documents
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

@@ -70,15 +70,12 @@ class Judged(Measure):
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
 
     HITS_ONLY = True
+    HIT_FLOOR = ANY_GRADE  # every judgment: negative grades count as judged here
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         judged = (_top(ctx, self.cutoff) & ctx.rel.is_not_null()).sum()
         return safe_div(judged, _shown(ctx, self.cutoff))
-
-    def hit_level(self, relevance_level: int) -> int | None:
-        """Every judgment: negative grades count as judged here."""
-        return ANY_GRADE
 
 
 @register
@@ -123,6 +120,7 @@ class Unjudged(Measure):
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
 
     HITS_ONLY = True
+    HIT_FLOOR = 0  # the judged documents, counted off the documents shown
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -131,10 +129,6 @@ class Unjudged(Measure):
         if self.cutoff is None:
             return safe_div(unjudged, ctx.num_ret)
         return div_const(unjudged, self.cutoff)
-
-    def hit_level(self, relevance_level: int) -> int | None:
-        """Grade 0: the judged documents, counted off the documents shown."""
-        return 0
 
 
 register_trec("unj", long_cutoffs("unj", (5, 10, 20), lambda k: Unjudged(cutoff=k)))
