@@ -357,7 +357,7 @@ def log2p1(n: pl.Expr) -> pl.Expr:
     return c_log2(n.cast(pl.Float64) + 1.0)
 
 
-def div_const(num: pl.Expr, k: int) -> pl.Expr:
+def div_const(num: pl.Expr, k: float) -> pl.Expr:
     """``num / k`` for a constant ``k``, correctly rounded (IEEE division, as trec_eval divides).
 
     Polars divides a column by a scalar as a multiplication by ``1 / k`` when a chunk holds two
@@ -365,6 +365,24 @@ def div_const(num: pl.Expr, k: int) -> pl.Expr:
     on how the rows were chunked. Dividing by a column of ``k`` divides for real.
     """
     return num.cast(pl.Float64) / (num.cast(pl.Float64) * 0.0 + float(k))
+
+
+def unrolled_sum(term: Callable[[int], pl.Expr], n: int) -> pl.Expr:
+    """``term(1) + term(2) + ... + term(n)``, added left to right.
+
+    An :func:`ordered_sum` over the positions ``1..n`` known up front: for a sum over the first
+    ``n`` ranks with one plain aggregation per rank (a rank is unique within a query), which
+    costs less than sorting each query's terms for small ``n`` (:data:`UNROLL_MAX`). Absent
+    positions add ``0.0``, which leaves the sum's bits alone.
+    """
+    total = term(1)
+    for i in range(2, n + 1):
+        total = total + term(i)
+    return total
+
+
+#: The longest prefix of ranks summed by :func:`unrolled_sum` (beyond it, a sort per query).
+UNROLL_MAX = 20
 
 
 def safe_div(num: pl.Expr, den: pl.Expr, undefined: float = 0.0) -> pl.Expr:

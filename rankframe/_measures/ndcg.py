@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 
 from rankframe._measures._base import (
     JUDGED_ONLY,
     POSITIVE_INT,
+    UNROLL_MAX,
     Ctx,
     Measure,
     Param,
+    div_const,
     falling_sum,
     log2p1,
     ordered_sum,
     register,
     register_trec,
     safe_div,
+    unrolled_sum,
 )
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
 
@@ -34,6 +39,12 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
 
     Added in rank order with C's ``log2``, as trec_eval does: its bits.
     """
+    if cutoff is not None and cutoff <= UNROLL_MAX:
+        # rank by rank: the gain at rank i (one row at most), then its discount
+        def term(i: int) -> pl.Expr:
+            return div_const(pl.when(ctx.rank == i).then(gain).otherwise(0.0).sum(), math.log2(i + 1))
+
+        return unrolled_sum(term, cutoff)
     keep = ctx.retrieved
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
@@ -53,6 +64,14 @@ def ideal_dcg_expr(
     aggregation) may serve as the position; otherwise the gains are sorted per query.
     """
     keep = ctx.judged & (gain > 0)
+    if by_grade and ctx.grade_position is not None and cutoff is not None and cutoff <= UNROLL_MAX:
+        position = ctx.grade_position
+
+        def term(i: int) -> pl.Expr:
+            at = pl.when(keep & (position == i)).then(gain).otherwise(0.0).sum()
+            return div_const(at, math.log2(i + 1))
+
+        return unrolled_sum(term, cutoff)
     if by_grade and ctx.grade_position is not None:
         position = ctx.grade_position
         terms = (gain / log2p1(position)).filter(keep)
