@@ -217,6 +217,15 @@ class Ctx:
         return self.relevance_level if rel is None else rel
 
     @property
+    def hits_only(self) -> bool:
+        """The group holds only the judged retrieved rows (and each query's rank-1 row).
+
+        The planner's hits-only plan: a few rows per query, where one plain aggregation per
+        rank (:func:`unrolled_sum`) costs less than sorting; over every retrieved row it costs more.
+        """
+        return self.judgment_stats is not None
+
+    @property
     def retrieved(self) -> pl.Expr:
         """Boolean: the row was retrieved (within the depth)."""
         return self.rank.is_not_null()

@@ -39,7 +39,7 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
 
     Added in rank order with C's ``log2``, as trec_eval does: its bits.
     """
-    if cutoff is not None and cutoff <= UNROLL_MAX:
+    if cutoff is not None and cutoff <= UNROLL_MAX and ctx.hits_only:
         # rank by rank: the gain at rank i (one row at most), then its discount
         def term(i: int) -> pl.Expr:
             return div_const(pl.when(ctx.rank == i).then(gain).otherwise(0.0).sum(), math.log2(i + 1))
