@@ -34,17 +34,26 @@ def gain_expr(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -
     return ctx.gain(gains)
 
 
+def _dcg_by_position(gain: pl.Expr, position: pl.Expr, cutoff: int) -> pl.Expr:
+    """DCG@cutoff as one plain sum per position ``1..cutoff`` (:func:`unrolled_sum`).
+
+    ``position`` is unique within a query (a rank, an ideal position): each sum holds one gain at
+    most, divided by C's ``log2(i + 1)`` and added in position order, as trec_eval adds.
+    """
+
+    def term(i: int) -> pl.Expr:
+        return div_const(pl.when(position == i).then(gain).otherwise(0.0).sum(), math.log2(i + 1))
+
+    return unrolled_sum(term, cutoff)
+
+
 def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
     """Sum of gain / log2(rank + 1) over the retrieved documents (within ``cutoff``).
 
     Added in rank order with C's ``log2``, as trec_eval does: its bits.
     """
     if cutoff is not None and cutoff <= UNROLL_MAX and ctx.hits_only:
-        # rank by rank: the gain at rank i (one row at most), then its discount
-        def term(i: int) -> pl.Expr:
-            return div_const(pl.when(ctx.rank == i).then(gain).otherwise(0.0).sum(), math.log2(i + 1))
-
-        return unrolled_sum(term, cutoff)
+        return _dcg_by_position(gain, ctx.rank, cutoff)
     keep = ctx.retrieved
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
@@ -65,13 +74,8 @@ def ideal_dcg_expr(
     """
     keep = ctx.judged & (gain > 0)
     if by_grade and ctx.grade_position is not None and cutoff is not None and cutoff <= UNROLL_MAX:
-        position = ctx.grade_position
-
-        def term(i: int) -> pl.Expr:
-            at = pl.when(keep & (position == i)).then(gain).otherwise(0.0).sum()
-            return div_const(at, math.log2(i + 1))
-
-        return unrolled_sum(term, cutoff)
+        # the judgments without gain come after those with gain and add 0.0
+        return _dcg_by_position(gain, ctx.grade_position, cutoff)
     if by_grade and ctx.grade_position is not None:
         position = ctx.grade_position
         terms = (gain / log2p1(position)).filter(keep)
