@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, falling_sum, register, register_trec, safe_div
+from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
 from rankframe._measures._trec import single
 
 
@@ -18,24 +18,27 @@ def judged_before(ctx: Ctx, hit: pl.Expr, among: pl.Expr) -> pl.Expr:
 
 
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
-    relevant = ctx.judged & ctx.relevant(rel)
-    hit = relevant & ctx.retrieved
+    level = ctx.level(rel)
     judged_ret = ctx.judged & ctx.retrieved
     num_rel = ctx.num_rel(rel)
-    level = ctx.level(rel)
     num_nonrel = ctx.judgments(
         f"num_nonrel_{level}", lambda c: (c.judged & ~c.relevant(level)).sum()
     )
-    # judged documents above a relevant one, minus the relevant ones among them
-    rel_above = ctx.rank.filter(hit).rank("ordinal").cast(pl.Int64) - 1
-    nonrel_above = judged_before(ctx, hit, judged_ret) - rel_above
-    above = nonrel_above.clip(upper_bound=num_rel).cast(pl.Float64)
-    # the per-query denominator as a column: Polars multiplies by the reciprocal of a scalar
-    # divisor, a last bit off trec_eval's division
-    penalty = above / (above * 0.0 + pl.min_horizontal(num_nonrel, num_rel).cast(pl.Float64))
-    per_doc = pl.when(nonrel_above > 0).then(1.0 - penalty).otherwise(1.0)
-    # the terms fall along the rank: the descending sort is trec_eval's order
-    return safe_div(falling_sum(per_doc), num_rel)
+    ranks = ctx.rank.filter(judged_ret)
+    # the judged retrieved documents in rank order, relevant or not: the one sort (inside an
+    # aggregation each reference to a sorted expression sorts again, so it is read twice only)
+    relevant = ctx.relevant(rel).filter(judged_ret).sort_by(ranks)
+    # at a relevant document: the judged non-relevant documents above it
+    above = (~relevant).cast(pl.Int64).cum_sum().clip(upper_bound=num_rel).cast(pl.Float64)
+    # the per-query divisor as a column (Polars multiplies by the reciprocal of a scalar
+    # divisor, a last bit off trec_eval's division); at least 1, since without judged
+    # non-relevant documents nothing is above and every term is 1 - 0 / 1
+    divisor = ranks.cast(pl.Float64) * 0.0 + pl.max_horizontal(
+        pl.min_horizontal(num_nonrel, num_rel), 1
+    ).cast(pl.Float64)
+    # the relevant documents' terms in rank order: trec_eval's order of addition
+    terms = (1.0 - above / divisor).filter(relevant)
+    return safe_div(terms.cum_sum().last().fill_null(0.0), num_rel)
 
 
 @register
