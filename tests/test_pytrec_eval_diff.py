@@ -438,7 +438,7 @@ def test_per_query_values_are_pytrec_evals_bits(case: dict[str, Any]) -> None:
                 assert got == value, f"{spec} {label} query {qid}: {got!r} != {value!r}"
 
 
-def test_ap_ndcg_and_bpref_bits_on_real_runs() -> None:
+def test_ap_ndcg_bpref_and_infap_bits_on_real_runs() -> None:
     # DL19 sample runs (graded, 43 queries, top 100 with score ties): every query's bits
     data = Path(__file__).resolve().parents[1] / "data"
     qrels = data / "qrels.dl19-passage.txt"
@@ -452,17 +452,17 @@ def test_ap_ndcg_and_bpref_bits_on_real_runs() -> None:
         for line in path.read_text().splitlines():
             q, _, d, _, score, _ = line.split()
             ranked.setdefault(q, {})[d] = float(score)
-        # the headline measures, and bpref (~100 judged documents a query: its terms vary)
-        specs = {"map", "ndcg", "ndcg_cut.10", "ndcg_cut.100", "bpref"}
+        # the headline measures, bpref and infAP (~100 judged documents a query: their terms vary)
+        specs = {"map", "ndcg", "ndcg_cut.10", "ndcg_cut.100", "bpref", "infAP"}
         theirs = pytrec_eval.RelevanceEvaluator(
             {q: v for q, v in judged.items() if q in ranked}, specs
         ).evaluate(ranked)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rf.RankframeWarning)
-            ours = rf.evaluate(str(qrels), str(path), ["AP", "nDCG", "nDCG@10", "nDCG@100", "Bpref"],
+            ours = rf.evaluate(str(qrels), str(path), ["AP", "nDCG", "nDCG@10", "nDCG@100", "Bpref", "infAP"],
                                per_query=True, score_dtype="float32")
         labels = {"AP": "map", "nDCG": "ndcg", "nDCG@10": "ndcg_cut_10", "nDCG@100": "ndcg_cut_100",
-                  "Bpref": "bpref"}
+                  "Bpref": "bpref", "infAP": "infAP"}
         assert ours.height == len(labels) * len(theirs)
         for q, measure, value in ours.iter_rows():
             assert value == theirs[q][labels[measure]], (name, q, measure)

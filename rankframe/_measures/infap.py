@@ -77,16 +77,18 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
         hit = relevant & ctx.retrieved
         pooled = ctx.rel.is_not_null() & ctx.retrieved
         rank = ctx.rank.filter(hit).cast(pl.Float64)
+        # each per-query rank below is read once: inside an aggregation every reference sorts
+        # again. trec_eval's rel_so_far - 1 + nonrel_so_far is the judged documents above
+        # (whole numbers: the same double)
         rel_above = ctx.rank.filter(hit).rank("ordinal").cast(pl.Float64) - 1.0
         judged_above = judged_before(ctx, hit, ctx.judged & ctx.retrieved).cast(pl.Float64)
         pooled_above = judged_before(ctx, hit, pooled).cast(pl.Float64)
-        nonrel_above = judged_above - rel_above
         above = rank - 1.0
         estimate = (
             1.0 / rank
             + (above / rank)
             * (pooled_above / above)
-            * ((rel_above + INFAP_EPSILON) / (rel_above + nonrel_above + 2 * INFAP_EPSILON))
+            * ((rel_above + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON))
         )
         per_doc = pl.when(rank == 1.0).then(1.0).otherwise(estimate)
         return safe_div(ordered_sum(per_doc, ctx.rank.filter(hit)), ctx.num_rel(self.rel))
