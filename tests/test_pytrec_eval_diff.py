@@ -204,6 +204,16 @@ EXAMPLES: dict[str, dict[str, Any]] = {
         {"q1": {d: 1 for d in "abcdefghij"}},
         {"q1": {d: float(i % 4) for i, d in enumerate("abcdefghijklmn")}},
     ),
+    # relevant, non-relevant, pooled-unjudged and unjudged documents interleaved down 60 ranks:
+    # bpref's and infAP's terms all differ, so the order of their sums and how they divide
+    # show in the last bit
+    "many judged documents": _case(
+        {"q1": {
+            **{f"d{i:02d}": (1, 0, 2, 0, -1, 0, 1)[i % 7] for i in range(60) if i % 11 != 5},
+            **{f"u{i}": (1, 2, 0, 1, 0)[i] for i in range(5)},  # R = N = 26: not a power of 2
+        }},
+        {"q1": {f"d{i:02d}": float(100 - i - (i % 13 == 3)) for i in range(60)}},  # d03 ties d04...
+    ),
     "five relevant at level 2": _case(
         {"q1": {"a": 2, "b": 3, "c": 2, "d": 1, "e": 2, "f": 2}},
         {"q1": {"b": 4.0, "x": 3.0, "a": 2.0, "d": 2.0, "e": 1.0}},
@@ -425,6 +435,7 @@ BIT_EXACT = [
 @example(case=EXAMPLES["all ties"])
 @example(case=EXAMPLES["ten relevant"])
 @example(case=EXAMPLES["five relevant at level 2"])
+@example(case=EXAMPLES["many judged documents"])
 def test_per_query_values_are_pytrec_evals_bits(case: dict[str, Any]) -> None:
     for spec in BIT_EXACT:
         theirs = run_pytrec(spec, case)
