@@ -8,15 +8,6 @@ from rankframe._measures._base import Ctx, Measure, Param, register, register_tr
 from rankframe._measures._trec import single
 
 
-def judged_before(ctx: Ctx, hit: pl.Expr, among: pl.Expr) -> pl.Expr:
-    """For each retrieved ``hit`` row (a subset of ``among``), how many ``among`` rows rank above it.
-
-    The values come in the order of ``ctx.rank.filter(hit)``.
-    """
-    position = ctx.rank.filter(among).rank("ordinal")
-    return position.filter(hit.filter(among)).cast(pl.Int64) - 1
-
-
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     level = ctx.level(rel)
     judged_ret = ctx.judged & ctx.retrieved

@@ -15,10 +15,18 @@ from rankframe._measures._base import (
     safe_div,
 )
 from rankframe._measures._trec import single
-from rankframe._measures.bpref import judged_before
 
 #: Smoothing constant of the precision estimate among judged documents (trec_eval's value).
 INFAP_EPSILON = 1e-5
+
+
+def judged_before(ctx: Ctx, hit: pl.Expr, among: pl.Expr) -> pl.Expr:
+    """For each retrieved ``hit`` row (a subset of ``among``), how many ``among`` rows rank above it.
+
+    The values come in the order of ``ctx.rank.filter(hit)``.
+    """
+    position = ctx.rank.filter(among).rank("ordinal")
+    return position.filter(hit.filter(among)).cast(pl.Int64) - 1
 
 
 @register

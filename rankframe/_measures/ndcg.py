@@ -73,11 +73,11 @@ def ideal_dcg_expr(
     aggregation) may serve as the position; otherwise the gains are sorted per query.
     """
     keep = ctx.judged & (gain > 0)
-    if by_grade and ctx.grade_position is not None and cutoff is not None and cutoff <= UNROLL_MAX:
-        # the judgments without gain come after those with gain and add 0.0
-        return _dcg_by_position(gain, ctx.grade_position, cutoff)
     if by_grade and ctx.grade_position is not None:
         position = ctx.grade_position
+        if cutoff is not None and cutoff <= UNROLL_MAX:
+            # the judgments without gain come after those with gain and add 0.0
+            return _dcg_by_position(gain, position, cutoff)
         terms = (gain / log2p1(position)).filter(keep)
         if cutoff is not None:
             terms = terms.filter(position.filter(keep) <= cutoff)
