@@ -281,15 +281,22 @@ def run_pytrec(spec: str, case: dict[str, Any]) -> dict[str, dict[str, float]]:
     return evaluator.evaluate(pytrec_run(case))
 
 
-def run_rankframe(spec: str, case: dict[str, Any], *, per_query: bool, score_dtype: str = "float32") -> dict:
+def run_rankframe(
+    spec: str | list[str], case: dict[str, Any], *, per_query: bool, score_dtype: str = "float32"
+) -> dict:
+    """rankframe's values: ``(query, measure)`` -> value, or measure -> mean.
+
+    ``spec``: one trec_eval name, or several evaluated in one call (one plan for all).
+    """
     qrels, run = frames(case)
+    specs = [spec] if isinstance(spec, str) else spec
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", rf.RankframeWarning)
         out = rf.evaluate(
             qrels,
             run,
             # measure objects, not the spec: a bare "P" is ir_measures' P (no cutoff) there
-            [m for _, m in parse_trec(spec)],
+            [m for one in specs for _, m in parse_trec(one)],
             per_query=per_query,
             complete=case["complete"],
             relevance_level=case["relevance_level"],
@@ -437,16 +444,26 @@ BIT_EXACT = [
 @example(case=EXAMPLES["five relevant at level 2"])
 @example(case=EXAMPLES["many judged documents"])
 def test_per_query_values_are_pytrec_evals_bits(case: dict[str, Any]) -> None:
+    # each measure alone (the hits-only plan where the measure allows it) and all in one call
+    # (the general plan: ndcg_rel, Rndcg and G read every retrieved row), which computes the
+    # ideal DCG and the running sums differently
+    together = run_rankframe(BIT_EXACT, case, per_query=True)
     for spec in BIT_EXACT:
         theirs = run_pytrec(spec, case)
-        ours = run_rankframe(spec, case, per_query=True)
-        labels = dict(parse_trec(spec))
-        for qid, values in theirs.items():
-            for label, value in values.items():
-                if label not in labels or (qid, repr(labels[label])) not in ours:
-                    continue  # compared within tolerance by test_matches_pytrec_eval
-                got = ours[(qid, repr(labels[label]))]
-                assert got == value, f"{spec} {label} query {qid}: {got!r} != {value!r}"
+        alone = run_rankframe(spec, case, per_query=True)
+        assert alone.keys() <= together.keys()
+        for ours in (alone, together):
+            _assert_same_bits(spec, theirs, ours)
+
+
+def _assert_same_bits(spec: str, theirs: dict, ours: dict) -> None:
+    labels = dict(parse_trec(spec))
+    for qid, values in theirs.items():
+        for label, value in values.items():
+            if label not in labels or (qid, repr(labels[label])) not in ours:
+                continue  # compared within tolerance by test_matches_pytrec_eval
+            got = ours[(qid, repr(labels[label]))]
+            assert got == value, f"{spec} {label} query {qid}: {got!r} != {value!r}"
 
 
 def test_ap_ndcg_bpref_and_infap_bits_on_real_runs() -> None:

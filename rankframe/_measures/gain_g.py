@@ -42,15 +42,25 @@ def trec_gain(ctx: Ctx, gains: Gains) -> pl.Expr:
     return expr.otherwise(ctx.rel.cast(pl.Float64))
 
 
-def ranked(ctx: Ctx, values: pl.Expr) -> pl.Expr:
-    """``values`` of the retrieved rows, in rank order."""
-    keep = ctx.retrieved
+def ranked(ctx: Ctx, values: pl.Expr, keep: pl.Expr | None = None) -> pl.Expr:
+    """``values`` of the retrieved rows (or of the rows ``keep``), in rank order.
+
+    Each reference sorts again (Polars shares no sub-expression inside an aggregation): build
+    a measure so that it reads each sorted expression once, counting with :func:`num_ideal`
+    and :attr:`Ctx.num_ret` rather than with the ``len`` of a sorted one.
+    """
+    keep = ctx.retrieved if keep is None else keep
     return values.filter(keep).sort_by(ctx.rank.filter(keep))
 
 
 def ideal_gains(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
     """Positive gains of the judged documents (retrieved or not), best first."""
     return gain.filter(ctx.judged & (gain > 0)).sort(descending=True)
+
+
+def num_ideal(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
+    """The length of :func:`ideal_gains`, counted without sorting (Int64)."""
+    return (ctx.judged & (gain > 0)).sum().cast(pl.Int64)
 
 
 def prefix_at(cumulative: pl.Expr, length: pl.Expr, n: pl.Expr) -> pl.Expr:
@@ -113,18 +123,23 @@ class G(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
-        got = ranked(ctx, gain)
+        # only the retrieved documents with a gain add a term: those, in rank order (a zero
+        # gain leaves the running sum S's bits alone); each sorted expression is read once
+        some = ctx.retrieved & (gain != 0)
+        got = ranked(ctx, gain, some)
+        rank = ctx.rank.filter(some).sort().cast(pl.Int64)
+        m = num_ideal(ctx, gain)
         ideal = ideal_gains(ctx, gain)
-        position = pl.int_range(1, got.len() + 1, dtype=pl.Int64)
         # past the end of the ideal ranking each rank costs 1
-        cost = prefix_at(ideal.clip(lower_bound=1.0).cum_sum(), ideal.len(), position) + (
-            position - ideal.len().cast(pl.Int64)
-        ).clip(lower_bound=0)
+        cost = prefix_at(ideal.clip(lower_bound=1.0).cum_sum(), m, rank) + (rank - m).clip(
+            lower_bound=0
+        )
         terms = got / c_log2(2.0 + cost - got.cum_sum())
         # running sums in rank (ideal) order, as trec_eval adds them
-        total = terms.filter(got != 0).cum_sum().last().fill_null(0.0)
-        ideal_total = ideal.cum_sum().last().fill_null(0.0)
-        return pl.when(ideal_total > 0).then(total / ideal_total).otherwise(0.0)
+        total = terms.cum_sum().last().fill_null(0.0)
+        ideal_total = ideal.cum_sum().last()
+        # the ideal gains are positive: their total is > 0 exactly when there is one
+        return pl.when(m > 0).then(total / ideal_total).otherwise(0.0)
 
 
 @register

@@ -23,6 +23,7 @@ from rankframe._measures._base import (
     unrolled_sum,
 )
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
+from rankframe._measures.gain_g import ranked
 
 DCG_VARIANTS = ("log2", "exp-log2")
 
@@ -82,11 +83,43 @@ def ideal_dcg_expr(
         if cutoff is not None:
             terms = terms.filter(position.filter(keep) <= cutoff)
     else:
+        # sorted once: the terms come best first (falling), and the length is counted apart
+        # (inside an aggregation each reference to a sorted expression sorts again)
         ideal = gain.filter(keep).sort(descending=True)
+        length = keep.sum().cast(pl.Int64)
         if cutoff is not None:
             ideal = ideal.head(cutoff)
-        terms = ideal / log2p1(pl.int_range(1, ideal.len() + 1, dtype=pl.Int64))
+            length = pl.min_horizontal(length, pl.lit(cutoff, pl.Int64))
+        terms = ideal / log2p1(pl.int_range(1, length + 1, dtype=pl.Int64))
+        return terms.cum_sum().last().fill_null(0.0)
     return falling_sum(terms)
+
+
+def dcg_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
+    """The DCG at each rank ``1..n`` of the query, as one list (``n`` = retrieved documents).
+
+    Its ``k``-th value is trec_eval's DCG@k bit for bit: the gains in rank order over C's
+    ``log2(rank + 1)``, added one by one (a zero gain adds ``0.0``). For the general plan, where
+    every retrieved row is in the group: one sort and one running sum per query, which every
+    cutoff then reads (:func:`running_at`) instead of sorting again.
+    """
+    n = ctx.num_ret.cast(pl.Int64)
+    return (ranked(ctx, gain) / log2p1(pl.int_range(1, n + 1, dtype=pl.Int64))).cum_sum().implode()
+
+
+def ideal_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
+    """The ideal DCG at each position ``1..m`` (``m`` judged documents with a positive gain), one list."""
+    keep = ctx.judged & (gain > 0)
+    m = keep.sum().cast(pl.Int64)
+    ideal = gain.filter(keep).sort(descending=True)
+    return (ideal / log2p1(pl.int_range(1, m + 1, dtype=pl.Int64))).cum_sum().implode()
+
+
+def running_at(running: pl.Expr, cutoff: int | None) -> pl.Expr:
+    """The value at ``cutoff`` of a list of running sums (its last one when shorter; 0 when empty)."""
+    length = running.list.len().cast(pl.Int64)
+    last = length if cutoff is None else pl.min_horizontal(length, pl.lit(cutoff, pl.Int64))
+    return running.list.get(last - 1, null_on_oob=True).fill_null(0.0)
 
 
 @register
@@ -151,6 +184,13 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         """Return the per-query expression."""
         gain = gain_expr(ctx, self.dcg, self.gains)
         ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
+        if ctx.partials is not None and not ctx.hits_only:
+            # every retrieved row is in the group: the running DCG and ideal DCG lists are
+            # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
+            key = f"{self.dcg}_{self.gains}"
+            dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, ranked_gain))
+            ideal_dcg = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
+            return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
         ideal = ctx.judgments(
             f"idcg_{self.dcg}_{self.gains}_{self.cutoff}",
             lambda c: ideal_dcg_expr(

@@ -19,7 +19,7 @@ from rankframe._measures._base import (
     register_trec,
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
-from rankframe._measures.gain_g import ideal_gains, prefix_at, ranked, trec_gain
+from rankframe._measures.gain_g import ideal_gains, num_ideal, prefix_at, ranked, trec_gain
 from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, ideal_dcg_expr
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
@@ -30,9 +30,17 @@ def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl
     return pl.lit(2.0).pow(gain) - 1.0 if dcg == "exp-log2" else gain
 
 
-def _discounted(values: pl.Expr) -> pl.Expr:
-    """``values[i] / log2(i + 2)`` for a list already in rank order (i from 0), C's log2."""
-    return values / log2p1(pl.int_range(1, values.len() + 1, dtype=pl.Int64))
+def _discounted(values: pl.Expr, length: pl.Expr) -> pl.Expr:
+    """``values[i] / log2(i + 2)`` for ``length`` values already in rank order (i from 0), C's log2.
+
+    ``length`` is counted apart: ``values.len()`` would sort ``values`` a second time.
+    """
+    return values / log2p1(pl.int_range(1, length + 1, dtype=pl.Int64))
+
+
+def _dcg_cum(ctx: Ctx, gain: pl.Expr, n: pl.Expr) -> pl.Expr:
+    """Running DCG down the ranking: its ``i``-th value is DCG@(i + 1) (``n`` retrieved rows)."""
+    return _discounted(ranked(ctx, gain), n).cum_sum()
 
 
 @register
@@ -186,20 +194,20 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
-        got = ranked(ctx, gain)
-        dcg_at = _discounted(got).cum_sum()
-        ideal = ideal_gains(ctx, gain)
-        m = ideal.len().cast(pl.Int64)
-        position = pl.int_range(1, got.len() + 1, dtype=pl.Int64)
-        idcg_at = prefix_at(_discounted(ideal).cum_sum(), m, position)
-        ndcg_at_hits = (dcg_at / idcg_at).filter(got > 0)
-        missed = (m - ndcg_at_hits.len().cast(pl.Int64)).cast(pl.Float64)
+        n, m = ctx.num_ret.cast(pl.Int64), num_ideal(ctx, gain)
+        hit = ctx.retrieved & (gain > 0)
+        hit_rank = ctx.rank.filter(hit).sort().cast(pl.Int64)
+        # DCG and ideal DCG at the rank of each hit, from their running sums (one sort each:
+        # inside an aggregation every reference to a sorted expression sorts again)
+        dcg_at = prefix_at(_dcg_cum(ctx, gain, n), n, hit_rank)
+        idcg_at = prefix_at(_discounted(ideal_gains(ctx, gain), m).cum_sum(), m, hit_rank)
+        missed = (m - hit.sum().cast(pl.Int64)).cast(pl.Float64)
         # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
-        idcg = _discounted(ideal).cum_sum().last()
-        total = ndcg_at_hits.cum_sum().last().fill_null(0.0) + missed * dcg_at.last().fill_null(
-            0.0
-        ) / idcg
-        return pl.when((m > 0) & (total > 0)).then(total / m).otherwise(0.0)
+        dcg = _dcg_cum(ctx, gain, n).last().fill_null(0.0)
+        idcg = _discounted(ideal_gains(ctx, gain), m).cum_sum().last()
+        total = (dcg_at / idcg_at).cum_sum().last().fill_null(0.0) + missed * dcg / idcg
+        # 0 when total <= 0 (clip; + 0.0 turns -0.0 into 0.0): total is read once
+        return pl.when(m > 0).then((total / m).clip(lower_bound=0.0) + 0.0).otherwise(0.0)
 
 
 @register
@@ -253,23 +261,19 @@ class RnDCG(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
-        got = ranked(ctx, gain)
-        n = got.len().cast(pl.Int64)
-        dcg_cum = _discounted(got).cum_sum()
+        n, m = ctx.num_ret.cast(pl.Int64), num_ideal(ctx, gain)
         ideal = ideal_gains(ctx, gain)
-        m = ideal.len().cast(pl.Int64)
-        ideal_cum = _discounted(ideal).cum_sum()
-        # R levels inside the ideal ranking: j (1-based count of ideal documents before the
-        # change) where the gain of document j + 1 differs from that of document j
-        index = pl.int_range(0, m, dtype=pl.Int64)
-        j = index.filter((ideal != ideal.shift(1)).fill_null(False))
-        inner = (prefix_at(dcg_cum, n, j) / prefix_at(ideal_cum, m, j)).sum()
-        idcg = ideal_cum.last()
-        dcg_at_m = prefix_at(dcg_cum, n, m).first()
-        dcg_all = dcg_cum.last().fill_null(0.0)
-        tail = (n > m + 1).cast(pl.Float64)
-        total = inner + dcg_at_m / idcg + tail * dcg_all / idcg
-        count = j.len().cast(pl.Float64) + 1.0 + tail
+        # the R levels: each count of ideal documents after which the gain changes (the
+        # run lengths of the sorted ideal gains, added up), m last; then n, when n > m + 1
+        tail = n > m + 1
+        cuts = ideal.unique_counts().cum_sum().cast(pl.Int64).append(n.filter(tail))
+        # nDCG at each cut, added in rank order as trec_eval adds them (each sorted expression
+        # is read once: inside an aggregation every reference sorts again)
+        dcg_at = prefix_at(_dcg_cum(ctx, gain, n), n, cuts)
+        idcg_at = prefix_at(_discounted(ideal_gains(ctx, gain), m).cum_sum(), m, cuts)
+        total = (dcg_at / idcg_at).cum_sum().last()
+        levels = gain.filter(ctx.judged & (gain > 0)).n_unique()
+        count = levels.cast(pl.Float64) + tail.cast(pl.Float64)
         defined = (m > 0) & (ctx.num_rel() > 0)
         return pl.when(defined).then(total / count).otherwise(0.0)
 
