@@ -161,6 +161,9 @@ class Ctx:
     #: position when the query's judgments are sorted by grade, highest first (ties in any
     #: order), computed by a window before the group_by (cheaper than ranking inside it).
     grade_position: pl.Expr | None = None
+    #: Per-query statistics that measures read row by row (:meth:`judgments_by_row`), which the
+    #: general plan computes as windows over the query before the group_by (filled by measures).
+    query_columns: dict[str, pl.Expr] | None = field(default=None, compare=False)
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
@@ -211,6 +214,24 @@ class Ctx:
             self.judgment_stats[column] = stat(qrels)
         return pl.col(column).first()
 
+    def judgments_by_row(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+        """Return :meth:`judgments` as a column holding the query's value on each of its rows.
+
+        For row-level expressions, such as ``rank <= R``: inside an aggregation, a per-query
+        value compared with a column is broadcast group by group, which costs about three times
+        the comparison with a column (measured). The planners provide the column (joined from
+        the judgments in the hits-only plan, a window over the query in the general plan);
+        elsewhere ``stat(self)`` is returned.
+        """
+        if self.judgment_stats is not None:
+            self.judgments(name, stat)  # the hits-only plan joins it to every row
+            return pl.col(f"_qs_{name}")
+        if self.query_columns is None:
+            return stat(self)
+        column = f"_qc_{name}"
+        self.query_columns.setdefault(column, stat(self))
+        return pl.col(column)
+
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:
         """Return the relevance level in force for a measure parameter ``rel``."""
@@ -243,6 +264,11 @@ class Ctx:
         """Number of judged relevant documents of the query (retrieved or not)."""
         level = self.level(rel)
         return self.judgments(f"num_rel_{level}", lambda c: c.relevant(level).sum())
+
+    def num_rel_by_row(self, rel: int | None = None) -> pl.Expr:
+        """:meth:`num_rel` on each row of the query (see :meth:`judgments_by_row`)."""
+        level = self.level(rel)
+        return self.judgments_by_row(f"num_rel_{level}", lambda c: c.relevant(level).sum())
 
     @property
     def num_ret(self) -> pl.Expr:
@@ -333,6 +359,23 @@ def ordered_sum(values: pl.Expr, order: pl.Expr) -> pl.Expr:
     in (see :func:`fsum`).
     """
     return values.sort_by(order).cum_sum().last().fill_null(0.0)
+
+
+def running_at(running: pl.Expr, count: pl.Expr | int | None = None) -> pl.Expr:
+    """The sum of the first ``count`` terms, read from a list of running sums (0 for ``count`` <= 0).
+
+    ``running`` is a per-query list partial (:meth:`Ctx.partial`) of :func:`ordered_sum`'s
+    running values; ``count`` past its end, or ``None``, reads its last value. One sort and one
+    running sum per query then serve every cutoff (a cutoff's sum has the same bits: the same
+    additions in the same order).
+    """
+    length = running.list.len().cast(pl.Int64)
+    if count is None:
+        count = length
+    else:
+        count = pl.min_horizontal(length, pl.lit(count, pl.Int64) if isinstance(count, int) else count)
+    # (a negative index would read from the end)
+    return pl.when(count > 0).then(running.list.get(count - 1, null_on_oob=True)).otherwise(0.0)
 
 
 def falling_sum(values: pl.Expr) -> pl.Expr:

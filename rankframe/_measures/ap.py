@@ -11,6 +11,7 @@ from rankframe._measures._base import (
     Param,
     register,
     register_trec,
+    running_at,
     safe_div,
 )
 from rankframe._measures._trec import long_cutoffs, single
@@ -19,6 +20,14 @@ NORMS = ("num_rel", "num_rel_ret")
 
 
 def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") -> pl.Expr:
+    if ctx.partials is not None and norm == "num_rel":
+        # in the planner: the running sum of the precisions at the relevant documents, one
+        # list per query shared by AP, GMAP and every cutoff (map_cut's nine), read at the
+        # number of relevant documents within the cutoff
+        level = ctx.level(rel)
+        running = ctx.partial(f"ap_running_{level}", _precision_running(ctx, rel))
+        found = ctx.partial(f"num_rel_ret_{level}_{cutoff}", ctx.num_rel_ret(rel, cutoff))
+        return safe_div(running_at(running, found), ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)))
     ranks, found = ctx.hit_ranks(rel, cutoff)
     # the i-th relevant retrieved document (by rank) contributes i / rank, added in rank order
     # as trec_eval does (its bits; reproducible whatever order the rows arrive in)
@@ -26,6 +35,14 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
         return safe_div(total, ranks.len())
     return safe_div(total, ctx.num_rel(rel))
+
+
+def _precision_running(ctx: Ctx, rel: int | None) -> pl.Expr:
+    """Per query, one list: ``sum_{j <= i} j / r_j`` for the relevant retrieved ranks ``r_1 < r_2 < ...``."""
+    hit = ctx.relevant(rel) & ctx.retrieved
+    found = pl.int_range(1, hit.sum().cast(pl.Int64) + 1, dtype=pl.Int64)
+    ranks = ctx.rank.filter(hit).sort()
+    return (found.cast(pl.Float64) / ranks.cast(pl.Float64)).cum_sum().implode()
 
 
 @register

@@ -19,6 +19,7 @@ from rankframe._measures._base import (
     ordered_sum,
     register,
     register_trec,
+    running_at,
     safe_div,
     unrolled_sum,
 )
@@ -113,13 +114,6 @@ def ideal_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
     m = keep.sum().cast(pl.Int64)
     ideal = gain.filter(keep).sort(descending=True)
     return (ideal / log2p1(pl.int_range(1, m + 1, dtype=pl.Int64))).cum_sum().implode()
-
-
-def running_at(running: pl.Expr, cutoff: int | None) -> pl.Expr:
-    """The value at ``cutoff`` of a list of running sums (its last one when shorter; 0 when empty)."""
-    length = running.list.len().cast(pl.Int64)
-    last = length if cutoff is None else pl.min_horizontal(length, pl.lit(cutoff, pl.Int64))
-    return running.list.get(last - 1, null_on_oob=True).fill_null(0.0)
 
 
 @register

@@ -59,9 +59,8 @@ class Rprec(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        num_rel = ctx.num_rel(self.rel)
-        hits = (ctx.relevant(self.rel) & (ctx.rank <= num_rel).fill_null(False)).sum()
-        return safe_div(hits, num_rel)
+        at_r = (ctx.rank <= ctx.num_rel_by_row(self.rel)).fill_null(False)
+        return safe_div((ctx.relevant(self.rel) & at_r).sum(), ctx.num_rel(self.rel))
 
 
 @register
@@ -120,10 +119,15 @@ class RprecMult(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        num_rel = ctx.num_rel(self.rel).cast(pl.Float64)
-        # truncation toward zero, like the C cast to long (clipped so that any finite x fits)
-        k = (pl.lit(self.cutoff) * num_rel + 0.9).clip(-(2.0**62), 2.0**62).cast(pl.Int64)
-        hits = (ctx.relevant(self.rel) & (ctx.rank <= k).fill_null(False)).sum()
+        def cutoff(num_rel: pl.Expr) -> pl.Expr:
+            # truncation toward zero, like the C cast to long (clipped so that any finite x fits)
+            k = pl.lit(self.cutoff) * num_rel.cast(pl.Float64) + 0.9
+            return k.clip(-(2.0**62), 2.0**62).cast(pl.Int64)
+
+        # compared row by row with a column (see Ctx.judgments_by_row)
+        within = (ctx.rank <= cutoff(ctx.num_rel_by_row(self.rel))).fill_null(False)
+        hits = (ctx.relevant(self.rel) & within).sum()
+        k = cutoff(ctx.num_rel(self.rel))
         return pl.when(k >= 1).then(hits.cast(pl.Float64) / k).otherwise(0.0)
 
 
