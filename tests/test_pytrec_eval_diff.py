@@ -199,6 +199,12 @@ EXAMPLES: dict[str, dict[str, Any]] = {
     "query missing from the run, no -c": _case(
         {"q1": {"a": 1}, "q2": {"b": 1}}, {"q1": {"a": 1.0}, "q3": {"b": 1.0}}
     ),
+    # Rndcg adds the nDCG of the whole ranking when it is at least two documents longer than
+    # the ideal one (m = 2 positive gains): n = m + 1 in q1, n = m + 2 in q2
+    "rankings one and two longer than the ideal": _case(
+        {"q1": {"a": 2, "b": 1, "c": 0}, "q2": {"a": 1, "b": 2}},
+        {"q1": {"c": 3.0, "a": 2.0, "x": 1.0}, "q2": {"x": 4.0, "a": 3.0, "y": 2.0, "b": 1.0}},
+    ),
     # R = 10 and R = 5: trec_eval 9 and 10 agree on every recall cutoff, so iprec is compared
     "ten relevant": _case(
         {"q1": {d: 1 for d in "abcdefghij"}},
@@ -443,6 +449,7 @@ BIT_EXACT = [
 @example(case=EXAMPLES["ten relevant"])
 @example(case=EXAMPLES["five relevant at level 2"])
 @example(case=EXAMPLES["many judged documents"])
+@example(case=EXAMPLES["rankings one and two longer than the ideal"])
 def test_per_query_values_are_pytrec_evals_bits(case: dict[str, Any]) -> None:
     # each measure alone (the hits-only plan where the measure allows it) and all in one call
     # (the general plan: ndcg_rel, Rndcg and G read every retrieved row), which computes the

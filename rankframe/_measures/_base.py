@@ -361,21 +361,27 @@ def ordered_sum(values: pl.Expr, order: pl.Expr) -> pl.Expr:
     return values.sort_by(order).cum_sum().last().fill_null(0.0)
 
 
-def running_at(running: pl.Expr, count: pl.Expr | int | None = None) -> pl.Expr:
-    """The sum of the first ``count`` terms, read from a list of running sums (0 for ``count`` <= 0).
+def running_list(terms: pl.Expr) -> pl.Expr:
+    """The running sums of ``terms`` (in their order) as one list per query, led by ``0.0``.
 
-    ``running`` is a per-query list partial (:meth:`Ctx.partial`) of :func:`ordered_sum`'s
-    running values; ``count`` past its end, or ``None``, reads its last value. One sort and one
-    running sum per query then serve every cutoff (a cutoff's sum has the same bits: the same
-    additions in the same order).
+    Its ``i``-th value is the sum of the first ``i`` terms added one by one: for a per-query
+    list partial (:meth:`Ctx.partial`) that several values read (:func:`running_at`), where each
+    would otherwise sort and sum again. ``terms`` come in a fixed order (sorted by rank or
+    ideal position), so every value has :func:`ordered_sum`'s bits.
     """
-    length = running.list.len().cast(pl.Int64)
-    if count is None:
-        count = length
-    else:
-        count = pl.min_horizontal(length, pl.lit(count, pl.Int64) if isinstance(count, int) else count)
-    # (a negative index would read from the end)
-    return pl.when(count > 0).then(running.list.get(count - 1, null_on_oob=True)).otherwise(0.0)
+    return pl.lit(0.0).append(terms.cast(pl.Float64).cum_sum()).implode()
+
+
+def running_at(running: pl.Expr, count: pl.Expr | int | None = None) -> pl.Expr:
+    """The sum of the first ``count`` terms from a :func:`running_list` (all of them for ``None``).
+
+    ``count`` past the end reads the last value; ``count`` <= 0 reads ``0.0``.
+    """
+    terms = running.list.len().cast(pl.Int64) - 1
+    if count is not None:
+        count = pl.lit(count, pl.Int64) if isinstance(count, int) else count.cast(pl.Int64)
+        terms = pl.min_horizontal(terms, count.clip(lower_bound=0))
+    return running.list.get(terms)
 
 
 def falling_sum(values: pl.Expr) -> pl.Expr:

@@ -12,6 +12,7 @@ from rankframe._measures._base import (
     register,
     register_trec,
     running_at,
+    running_list,
     safe_div,
 )
 from rankframe._measures._trec import long_cutoffs, single
@@ -38,11 +39,10 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
 
 
 def _precision_running(ctx: Ctx, rel: int | None) -> pl.Expr:
-    """Per query, one list: ``sum_{j <= i} j / r_j`` for the relevant retrieved ranks ``r_1 < r_2 < ...``."""
+    """One :func:`running_list` of ``j / r_j`` over the relevant retrieved ranks ``r_1 < r_2 < ...``."""
     hit = ctx.relevant(rel) & ctx.retrieved
     found = pl.int_range(1, hit.sum().cast(pl.Int64) + 1, dtype=pl.Int64)
-    ranks = ctx.rank.filter(hit).sort()
-    return (found.cast(pl.Float64) / ranks.cast(pl.Float64)).cum_sum().implode()
+    return running_list(found.cast(pl.Float64) / ctx.rank.filter(hit).sort().cast(pl.Float64))
 
 
 @register

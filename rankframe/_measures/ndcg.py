@@ -20,6 +20,7 @@ from rankframe._measures._base import (
     register,
     register_trec,
     running_at,
+    running_list,
     safe_div,
     unrolled_sum,
 )
@@ -97,23 +98,23 @@ def ideal_dcg_expr(
 
 
 def dcg_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
-    """The DCG at each rank ``1..n`` of the query, as one list (``n`` = retrieved documents).
+    """The DCG at each rank ``0..n`` of the query, as one :func:`running_list` (``n`` retrieved).
 
     Its ``k``-th value is trec_eval's DCG@k bit for bit: the gains in rank order over C's
     ``log2(rank + 1)``, added one by one (a zero gain adds ``0.0``). For the general plan, where
     every retrieved row is in the group: one sort and one running sum per query, which every
-    cutoff then reads (:func:`running_at`) instead of sorting again.
+    cutoff (and ``nDCG_rel``, ``RnDCG``) then reads instead of sorting again.
     """
     n = ctx.num_ret.cast(pl.Int64)
-    return (ranked(ctx, gain) / log2p1(pl.int_range(1, n + 1, dtype=pl.Int64))).cum_sum().implode()
+    return running_list(ranked(ctx, gain) / log2p1(pl.int_range(1, n + 1, dtype=pl.Int64)))
 
 
 def ideal_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
-    """The ideal DCG at each position ``1..m`` (``m`` judged documents with a positive gain), one list."""
+    """The ideal DCG at each position ``0..m`` (``m`` judged documents with a positive gain)."""
     keep = ctx.judged & (gain > 0)
     m = keep.sum().cast(pl.Int64)
     ideal = gain.filter(keep).sort(descending=True)
-    return (ideal / log2p1(pl.int_range(1, m + 1, dtype=pl.Int64))).cum_sum().implode()
+    return running_list(ideal / log2p1(pl.int_range(1, m + 1, dtype=pl.Int64)))
 
 
 @register

@@ -14,13 +14,19 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
-    log2p1,
     register,
     register_trec,
+    running_at,
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
-from rankframe._measures.gain_g import ideal_gains, num_ideal, prefix_at, ranked, trec_gain
-from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, ideal_dcg_expr
+from rankframe._measures.gain_g import ideal_gains, num_ideal, trec_gain
+from rankframe._measures.ndcg import (
+    DCG_VARIANTS,
+    dcg_expr,
+    dcg_running,
+    ideal_dcg_expr,
+    ideal_running,
+)
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
 
@@ -30,17 +36,9 @@ def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl
     return pl.lit(2.0).pow(gain) - 1.0 if dcg == "exp-log2" else gain
 
 
-def _discounted(values: pl.Expr, length: pl.Expr) -> pl.Expr:
-    """``values[i] / log2(i + 2)`` for ``length`` values already in rank order (i from 0), C's log2.
-
-    ``length`` is counted apart: ``values.len()`` would sort ``values`` a second time.
-    """
-    return values / log2p1(pl.int_range(1, length + 1, dtype=pl.Int64))
-
-
-def _dcg_cum(ctx: Ctx, gain: pl.Expr, n: pl.Expr) -> pl.Expr:
-    """Running DCG down the ranking: its ``i``-th value is DCG@(i + 1) (``n`` retrieved rows)."""
-    return _discounted(ranked(ctx, gain), n).cum_sum()
+def _running_key(gains: tuple[tuple[int, float], ...] | None) -> str:
+    """The partials' name part for a gain map: without a map, the gains are nDCG's own."""
+    return "log2_None" if gains is None else f"trec_{gains}"
 
 
 @register
@@ -194,19 +192,22 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
-        n, m = ctx.num_ret.cast(pl.Int64), num_ideal(ctx, gain)
-        hit = ctx.retrieved & (gain > 0)
-        hit_rank = ctx.rank.filter(hit).sort().cast(pl.Int64)
-        # DCG and ideal DCG at the rank of each hit, from their running sums (one sort each:
-        # inside an aggregation every reference to a sorted expression sorts again)
-        dcg_at = prefix_at(_dcg_cum(ctx, gain, n), n, hit_rank)
-        idcg_at = prefix_at(_discounted(ideal_gains(ctx, gain), m).cum_sum(), m, hit_rank)
-        missed = (m - hit.sum().cast(pl.Int64)).cast(pl.Float64)
+        # DCG and ideal DCG at each hit's rank, read from the per-query running lists (shared
+        # with nDCG and RnDCG in the planner: inside an aggregation each reference to a sorted
+        # expression sorts again, a list partial is computed once)
+        key = _running_key(self.gains)
+        dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, gain))
+        ideal = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
+        hit_rank = ctx.rank.filter(ctx.retrieved & (gain > 0)).sort().cast(pl.Int64)
+        m = num_ideal(ctx, gain)
+        at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
+        ideal_at = ctx.partial(f"gain_hit_ideal_{key}", hit_rank.clip(upper_bound=m).implode())
+        m = ctx.partial(f"num_ideal_{key}", m)
+        ratio = dcg.list.gather(at) / ideal.list.gather(ideal_at)
         # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
-        dcg = _dcg_cum(ctx, gain, n).last().fill_null(0.0)
-        idcg = _discounted(ideal_gains(ctx, gain), m).cum_sum().last()
-        total = (dcg_at / idcg_at).cum_sum().last().fill_null(0.0) + missed * dcg / idcg
-        # 0 when total <= 0 (clip; + 0.0 turns -0.0 into 0.0): total is read once
+        ratio_sum = ratio.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
+        missed = (m - at.list.len().cast(pl.Int64)).cast(pl.Float64)
+        total = ratio_sum + missed * running_at(dcg) / running_at(ideal)
         return pl.when(m > 0).then((total / m).clip(lower_bound=0.0) + 0.0).otherwise(0.0)
 
 
@@ -262,20 +263,26 @@ class RnDCG(Measure):
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
         n, m = ctx.num_ret.cast(pl.Int64), num_ideal(ctx, gain)
-        ideal = ideal_gains(ctx, gain)
-        # the R levels: each count of ideal documents after which the gain changes (the
-        # run lengths of the sorted ideal gains, added up), m last; then n, when n > m + 1
-        tail = n > m + 1
-        cuts = ideal.unique_counts().cum_sum().cast(pl.Int64).append(n.filter(tail))
-        # nDCG at each cut, added in rank order as trec_eval adds them (each sorted expression
-        # is read once: inside an aggregation every reference sorts again)
-        dcg_at = prefix_at(_dcg_cum(ctx, gain, n), n, cuts)
-        idcg_at = prefix_at(_discounted(ideal_gains(ctx, gain), m).cum_sum(), m, cuts)
-        total = (dcg_at / idcg_at).cum_sum().last()
-        levels = gain.filter(ctx.judged & (gain > 0)).n_unique()
-        count = levels.cast(pl.Float64) + tail.cast(pl.Float64)
-        defined = (m > 0) & (ctx.num_rel() > 0)
-        return pl.when(defined).then(total / count).otherwise(0.0)
+        # nDCG at each cut from the per-query running DCG and ideal DCG lists (see nDCG_rel).
+        # The cuts: the R levels (the run lengths of the sorted ideal gains, added up: each
+        # count of ideal documents after which the gain changes; m last), then n if n > m + 1
+        key = _running_key(self.gains)
+        dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, gain))
+        ideal = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
+        cuts = (
+            ideal_gains(ctx, gain).unique_counts().cum_sum().cast(pl.Int64)
+            .append(n.filter(n > m + 1))
+        )
+        dcg_at = ctx.partial(f"rndcg_cuts_{key}", cuts.clip(upper_bound=n).implode())
+        ideal_at = ctx.partial(f"rndcg_ideal_cuts_{key}", cuts.clip(upper_bound=m).implode())
+        ratio = dcg.list.gather(dcg_at) / ideal.list.gather(ideal_at)
+        # added one by one in rank order, as trec_eval adds them
+        total = ratio.list.eval(pl.element().cum_sum()).list.last()
+        m = ctx.partial(f"num_ideal_{key}", m)
+        level = ctx.level(None)
+        defined = (m > 0) & (ctx.partial(f"num_rel_{level}", ctx.num_rel()) > 0)
+        # one nDCG per cut: their count is the R levels, plus the end of a longer ranking
+        return pl.when(defined).then(total / dcg_at.list.len()).otherwise(0.0)
 
 
 def _with_gains(cls: type[Measure], base: str) -> TrecParser:
