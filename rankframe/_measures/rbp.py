@@ -140,15 +140,24 @@ class RBP(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if self.rel is not None:
-            gain = ctx.relevant(self.rel).cast(pl.Float64)
-        else:
-            gain = normalised_gain(ctx, self.gains)
         keep = ctx.retrieved
         if self.cutoff is not None:
             keep = keep & (ctx.rank <= self.cutoff).fill_null(False)
-        weight = pl.lit(self.p).pow(ctx.rank.cast(pl.Float64) - 1.0)
-        return (1.0 - self.p) * fsum((gain * weight).filter(keep))
+        if self.gains is None:
+            # only the retrieved documents graded above 0 gain (the others add 0.0 to the sum,
+            # which the ascending fsum adds first): their gains and weights alone
+            if self.rel is not None:  # binary: 1 for the relevant ones
+                keep = keep & ctx.relevant(self.rel)
+                gain = ctx.rank.filter(keep).cast(pl.Float64) * 0.0 + 1.0
+            else:  # grade / G where G > 1 (the default levels 0..G rescaled); a real division
+                keep = keep & (ctx.rel > 0).fill_null(False)
+                grade = ctx.rel.filter(keep).cast(pl.Float64)
+                top = ctx.rel.filter(ctx.rel >= 0).max().cast(pl.Float64)
+                gain = pl.when(top > 1.0).then(grade / (grade * 0.0 + top)).otherwise(grade)
+        else:
+            gain = normalised_gain(ctx, self.gains).filter(keep)
+        weight = pl.lit(self.p).pow(ctx.rank.filter(keep).cast(pl.Float64) - 1.0)
+        return (1.0 - self.p) * fsum(gain * weight)
 
 
 @register
@@ -195,9 +204,9 @@ class RBPResidual(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         unjudged = ctx.retrieved & (ctx.rel.is_null() | (ctx.rel < 0))
-        weight = pl.lit(self.p).pow(ctx.rank.cast(pl.Float64) - 1.0)
+        weight = pl.lit(self.p).pow(ctx.rank.filter(unjudged).cast(pl.Float64) - 1.0)
         tail = pl.lit(self.p).pow(ctx.num_ret.cast(pl.Float64))
-        value = tail + (1.0 - self.p) * fsum(weight.filter(unjudged))
+        value = tail + (1.0 - self.p) * fsum(weight)
         return pl.when(unjudged.any()).then(value).otherwise(0.0)
 
 
