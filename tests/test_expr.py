@@ -9,7 +9,14 @@ import pytest
 import rankframe as rf
 from rankframe import expr as rfx
 
-MEASURES = ["nDCG@10", "nDCG", "AP", "P@5", "R@10", "RR", "NumRet", "NumRel"]
+MEASURES = [
+    "nDCG@10", "nDCG", "AP", "P@5", "R@10", "RR", "NumRet", "NumRel",
+    # built from per-query partials in the planner (running-sum lists, shared values), inlined here
+    "nDCG_rel", "RnDCG", "AP@5", "GMAP", "Bpref", "IPrecAvg",
+    # read a per-query statistic as a column in the planner, broadcast here
+    "Rprec", "RprecMult@0.4",
+    "G", "RBP", "RBP(rel=2)", "RBPResidual",
+]
 
 
 def _judged(seed: int) -> pl.DataFrame:
@@ -28,9 +35,13 @@ def _judged(seed: int) -> pl.DataFrame:
 def test_builder_in_group_by_equals_evaluate(measure: str) -> None:
     df = _judged(1)
     mine = df.group_by("qid").agg(rfx.measure(measure, doc="docno").alias("v")).sort("qid")
-    ref = rf.evaluate(judged=df, measures=[measure], per_query=True).sort("query_id")
-    assert mine["qid"].to_list() == ref["query_id"].to_list()
-    np.testing.assert_allclose(mine["v"].to_numpy(), ref["value"].to_numpy(), rtol=0, atol=1e-12)
+    # alone (the hits-only plan where the measure allows it) and beside RBPResidual, which
+    # reads every row (the general plan: partials and per-query columns of its own)
+    for others in ([], ["RBPResidual"]):
+        ref = rf.evaluate(judged=df, measures=[measure, *others], per_query=True)
+        ref = ref.filter(pl.col("measure") == repr(rf.parse_measure(measure)[0])).sort("query_id")
+        assert mine["qid"].to_list() == ref["query_id"].to_list()
+        np.testing.assert_allclose(mine["v"].to_numpy(), ref["value"].to_numpy(), rtol=0, atol=1e-12)
 
 
 def test_judged_frame_equals_split_qrels_and_run() -> None:

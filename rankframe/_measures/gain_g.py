@@ -124,7 +124,8 @@ class G(Measure):
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
         # only the retrieved documents with a gain add a term: those, in rank order (a zero
-        # gain leaves the running sum S's bits alone); each sorted expression is read once
+        # gain leaves the running sum S's bits alone), so each sort and running sum is over a
+        # few rows; the counts are taken apart (a sorted expression's len() sorts again)
         some = ctx.retrieved & (gain != 0)
         got = ranked(ctx, gain, some)
         rank = ctx.rank.filter(some).sort().cast(pl.Int64)
