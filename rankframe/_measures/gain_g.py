@@ -15,6 +15,7 @@ from rankframe._measures._base import (
     c_log2,
     register,
     register_trec,
+    running_list,
     safe_div,
 )
 from rankframe._measures._trec import gains_from_pairs, pair_params, single
@@ -61,16 +62,6 @@ def ideal_gains(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
 def num_ideal(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
     """The length of :func:`ideal_gains`, counted without sorting (Int64)."""
     return (ctx.judged & (gain > 0)).sum().cast(pl.Int64)
-
-
-def prefix_at(cumulative: pl.Expr, length: pl.Expr, n: pl.Expr) -> pl.Expr:
-    """Sum of the first ``n`` items of a list from its cumulative sum (``n`` clipped to its length).
-
-    ``cumulative`` holds the running sums of a list of ``length`` items; ``n`` may be an
-    expression with one value per row.
-    """
-    padded = pl.lit(0.0).append(cumulative)
-    return padded.gather(pl.min_horizontal(n, length))
 
 
 @register
@@ -124,21 +115,25 @@ class G(Measure):
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
         # only the retrieved documents with a gain add a term: those, in rank order (a zero
-        # gain leaves the running sum S's bits alone), so each sort and running sum is over a
-        # few rows; the counts are taken apart (a sorted expression's len() sorts again)
+        # gain leaves the running sum S's bits alone). Per query, four lists and two numbers
+        # (partials: one sort each), combined after the group_by with list arithmetic, which
+        # runs over every query at once (inside the aggregation each step ran query by query)
         some = ctx.retrieved & (gain != 0)
-        got = ranked(ctx, gain, some)
-        rank = ctx.rank.filter(some).sort().cast(pl.Int64)
-        m = num_ideal(ctx, gain)
+        key = f"G_{self.gains}"
+        got = ctx.partial(f"{key}_got", ranked(ctx, gain, some).implode())
+        rank = ctx.partial(f"{key}_rank", ctx.rank.filter(some).sort().cast(pl.Int64).implode())
         ideal = ideal_gains(ctx, gain)
-        # past the end of the ideal ranking each rank costs 1
-        cost = prefix_at(ideal.clip(lower_bound=1.0).cum_sum(), m, rank) + (rank - m).clip(
-            lower_bound=0
-        )
-        terms = got / c_log2(2.0 + cost - got.cum_sum())
+        # the cost of the ideal ranking so far, C_0 = 0, C_1, ..., C_m
+        ideal_cost = ctx.partial(f"{key}_cost", running_list(ideal.clip(lower_bound=1.0)))
+        ideal_total = ctx.partial(f"{key}_total", ideal.cum_sum().last())
+        m = ctx.partial(f"{key}_m", num_ideal(ctx, gain))
+        # past the end of the ideal ranking each rank costs 1: C_min(r, m) + max(r - m, 0)
+        beyond = (rank - m).list.eval(pl.element().clip(lower_bound=0))
+        cost = ideal_cost.list.gather(rank - beyond) + beyond.cast(pl.List(pl.Float64))
+        collected = got.list.eval(pl.element().cum_sum())
+        terms = got / (2.0 + cost - collected).list.eval(c_log2(pl.element()))
         # running sums in rank (ideal) order, as trec_eval adds them
-        total = terms.cum_sum().last().fill_null(0.0)
-        ideal_total = ideal.cum_sum().last()
+        total = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
         # the ideal gains are positive: their total is > 0 exactly when there is one
         return pl.when(m > 0).then(total / ideal_total).otherwise(0.0)
 
