@@ -41,6 +41,15 @@ def _running_key(gains: tuple[tuple[int, float], ...] | None) -> str:
     return "log2_None" if gains is None else f"trec_{gains}"
 
 
+def _clipped(positions: pl.Expr, most: pl.Expr) -> pl.Expr:
+    """A list of positions, each at most ``most`` (a number per query), as list arithmetic.
+
+    After the group_by this runs over every query at once; inside the aggregation a
+    ``clip`` by a per-query value runs query by query.
+    """
+    return positions - (positions - most).list.eval(pl.element().clip(lower_bound=0))
+
+
 @register
 class DCG(Measure):
     r"""Discounted cumulative gain of the ranking (trec_eval ``dcg``; ranx ``dcg``).
@@ -199,11 +208,9 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
         dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, gain))
         ideal = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
         hit_rank = ctx.rank.filter(ctx.retrieved & (gain > 0)).sort().cast(pl.Int64)
-        m = num_ideal(ctx, gain)
         at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
-        ideal_at = ctx.partial(f"gain_hit_ideal_{key}", hit_rank.clip(upper_bound=m).implode())
-        m = ctx.partial(f"num_ideal_{key}", m)
-        ratio = dcg.list.gather(at) / ideal.list.gather(ideal_at)
+        m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain))
+        ratio = dcg.list.gather(at) / ideal.list.gather(_clipped(at, m))
         # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
         ratio_sum = ratio.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
         missed = (m - at.list.len().cast(pl.Int64)).cast(pl.Float64)
@@ -273,16 +280,16 @@ class RnDCG(Measure):
             ideal_gains(ctx, gain).unique_counts().cum_sum().cast(pl.Int64)
             .append(n.filter(n > m + 1))
         )
-        dcg_at = ctx.partial(f"rndcg_cuts_{key}", cuts.clip(upper_bound=n).implode())
-        ideal_at = ctx.partial(f"rndcg_ideal_cuts_{key}", cuts.clip(upper_bound=m).implode())
-        ratio = dcg.list.gather(dcg_at) / ideal.list.gather(ideal_at)
+        cuts = ctx.partial(f"rndcg_cuts_{key}", cuts.implode())
+        n = ctx.partial("num_ret", n)
+        m = ctx.partial(f"num_ideal_{key}", m)
+        ratio = dcg.list.gather(_clipped(cuts, n)) / ideal.list.gather(_clipped(cuts, m))
         # added one by one in rank order, as trec_eval adds them
         total = ratio.list.eval(pl.element().cum_sum()).list.last()
-        m = ctx.partial(f"num_ideal_{key}", m)
         level = ctx.level(None)
         defined = (m > 0) & (ctx.partial(f"num_rel_{level}", ctx.num_rel()) > 0)
         # one nDCG per cut: their count is the R levels, plus the end of a longer ranking
-        return pl.when(defined).then(total / dcg_at.list.len()).otherwise(0.0)
+        return pl.when(defined).then(total / cuts.list.len()).otherwise(0.0)
 
 
 def _with_gains(cls: type[Measure], base: str) -> TrecParser:
