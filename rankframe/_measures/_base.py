@@ -214,9 +214,7 @@ class Ctx:
             self.judgment_stats[column] = stat(qrels)
         return pl.col(column).first()
 
-    def judgments_by_row(
-        self, name: str, stat: Callable[[Ctx], pl.Expr], rows: pl.Expr | None = None
-    ) -> pl.Expr:
+    def judgments_by_row(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
         """Return :meth:`judgments` as a column holding the query's value on each of its rows.
 
         For row-level expressions, such as ``rank <= R``: inside an aggregation, a per-query
@@ -224,17 +222,15 @@ class Ctx:
         the comparison with a column (measured). The planners provide the column (joined from
         the judgments in the hits-only plan, a window over the query in the general plan);
         elsewhere the per-query value ``stat(self)`` is returned (broadcast where it is used).
-        ``rows``: a boolean filter, for a column beside other filtered values.
         """
         if self.judgment_stats is not None:
             self.judgments(name, stat)  # the hits-only plan joins it to every row
-            column = pl.col(f"_qs_{name}")
-        elif self.query_columns is not None:
-            column = pl.col(f"_qc_{name}")
-            self.query_columns.setdefault(column.meta.output_name(), stat(self))
-        else:
+            return pl.col(f"_qs_{name}")
+        if self.query_columns is None:
             return stat(self)
-        return column if rows is None else column.filter(rows)
+        column = f"_qc_{name}"
+        self.query_columns.setdefault(column, stat(self))
+        return pl.col(column)
 
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:
@@ -269,10 +265,10 @@ class Ctx:
         level = self.level(rel)
         return self.judgments(f"num_rel_{level}", lambda c: c.relevant(level).sum())
 
-    def num_rel_by_row(self, rel: int | None = None, rows: pl.Expr | None = None) -> pl.Expr:
+    def num_rel_by_row(self, rel: int | None = None) -> pl.Expr:
         """:meth:`num_rel` on each row of the query (see :meth:`judgments_by_row`)."""
         level = self.level(rel)
-        return self.judgments_by_row(f"num_rel_{level}", lambda c: c.relevant(level).sum(), rows)
+        return self.judgments_by_row(f"num_rel_{level}", lambda c: c.relevant(level).sum())
 
     @property
     def num_ret(self) -> pl.Expr:

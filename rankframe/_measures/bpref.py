@@ -9,35 +9,52 @@ from rankframe._measures._trec import single
 
 
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
-    """Bpref per query; in the planner a partial, which Bpref and GMBpref then share."""
-    return ctx.partial(f"bpref_{ctx.level(rel)}", _bpref_value(ctx, rel))
-
-
-def _bpref_value(ctx: Ctx, rel: int | None) -> pl.Expr:
+    """Bpref per query: in the planner from per-query partials, which Bpref and GMBpref share."""
     level = ctx.level(rel)
+    num_rel = ctx.num_rel(rel)
+    num_nonrel = ctx.judgments(
+        f"num_nonrel_{level}", lambda c: (c.judged & ~c.relevant(level)).sum()
+    )
     judged_ret = ctx.judged & ctx.retrieved
-    nonrel = (f"num_nonrel_{level}", lambda c: (c.judged & ~c.relevant(level)).sum())
-    if ctx.hits_only:
-        # the hits-only plan joined R and N to every row: compared and divided row by row, not
-        # broadcast query by query (see Ctx.judgments_by_row)
-        num_rel = ctx.num_rel_by_row(rel, judged_ret)
-        num_nonrel = ctx.judgments_by_row(*nonrel, judged_ret)
-    else:  # (over every row of the general plan, windows for them cost more than the broadcast)
-        num_rel, num_nonrel = ctx.num_rel(rel), ctx.judgments(*nonrel)
-    # the judged retrieved documents in rank order, relevant or not: the one sort (inside an
-    # aggregation each reference to a sorted expression sorts again, so it is read twice only)
+    # the judged retrieved documents in rank order: 1.0 for a relevant one, else 0.0
     relevant = ctx.relevant(rel).filter(judged_ret).sort_by(ctx.rank.filter(judged_ret))
-    # at a relevant document: the judged non-relevant documents above it
+    if ctx.partials is None:  # one aggregation (a user's own group_by)
+        return _bpref_value(relevant, ctx.rank.filter(judged_ret), num_rel, num_nonrel)
+    # in the planner: one sorted list per query, then list arithmetic after the group_by,
+    # over every query at once (inside the aggregation each step runs query by query)
+    flags = ctx.partial(f"bpref_flags_{level}", relevant.cast(pl.Float64).implode())
+    num_rel = ctx.partial(f"num_rel_{level}", num_rel)
+    num_nonrel = ctx.partial(f"num_nonrel_{level}", num_nonrel)
+    # at each document: the judged non-relevant documents above it (whole numbers), at most R
+    above = (1.0 - flags).list.eval(pl.element().cum_sum())
+    above = above - (above - num_rel).list.eval(pl.element().clip(lower_bound=0.0))
+    divisor = pl.max_horizontal(pl.min_horizontal(num_nonrel, num_rel), 1).cast(pl.Float64)
+    # the relevant documents' terms in rank order, trec_eval's order of addition (a
+    # non-relevant document's term is 0.0, which leaves the running sum's bits alone)
+    terms = (1.0 - above / divisor) * flags
+    total = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
+    return safe_div(total, num_rel)
+
+
+def _bpref_value(
+    relevant: pl.Expr, ranks: pl.Expr, num_rel: pl.Expr, num_nonrel: pl.Expr
+) -> pl.Expr:
+    """:func:`_bpref` as one aggregation.
+
+    ``relevant``: the judged retrieved documents in rank order; ``ranks``: their ranks, in any order.
+    """
+    # at a relevant document: the judged non-relevant documents above it (each reference to
+    # ``relevant`` sorts again: it is read twice only)
     above = (~relevant).cast(pl.Int64).cum_sum().clip(upper_bound=num_rel).cast(pl.Float64)
     # the divisor as a column (Polars multiplies by the reciprocal of a scalar divisor, a last
     # bit off trec_eval's division); at least 1, since without judged non-relevant documents
     # nothing is above and every term is 1 - 0 / 1
-    divisor = ctx.rank.filter(judged_ret).cast(pl.Float64) * 0.0 + pl.max_horizontal(
+    divisor = ranks.cast(pl.Float64) * 0.0 + pl.max_horizontal(
         pl.min_horizontal(num_nonrel, num_rel), 1
     ).cast(pl.Float64)
     # the relevant documents' terms in rank order: trec_eval's order of addition
     terms = (1.0 - above / divisor).filter(relevant)
-    return safe_div(terms.cum_sum().last().fill_null(0.0), ctx.num_rel(rel))
+    return safe_div(terms.cum_sum().last().fill_null(0.0), num_rel)
 
 
 @register
