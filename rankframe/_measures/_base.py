@@ -384,6 +384,25 @@ def running_at(running: pl.Expr, count: pl.Expr | int | None = None) -> pl.Expr:
     return running.list.get(terms)
 
 
+def list_running(values: pl.Expr) -> pl.Expr:
+    """Per query, the running sums of a list column's values, added one by one in list order.
+
+    For the list arithmetic that measures do after the group_by on their list partials: it runs
+    over every query at once, where the same steps inside the aggregation run query by query.
+    """
+    return values.list.eval(pl.element().cum_sum())
+
+
+def list_ordered_sum(values: pl.Expr) -> pl.Expr:
+    """Per query, the sum of a list column's values added one by one in list order (0 if empty)."""
+    return list_running(values).list.last().fill_null(0.0)
+
+
+def list_at_most(values: pl.Expr, most: pl.Expr) -> pl.Expr:
+    """A list column's values, each at most ``most`` (one number per query), as list arithmetic."""
+    return values - (values - most).list.eval(pl.element().clip(lower_bound=0))
+
+
 def falling_sum(values: pl.Expr) -> pl.Expr:
     """:func:`ordered_sum` for terms that never grow along the order (an ideal DCG, bpref).
 

@@ -4,7 +4,17 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._base import (
+    Ctx,
+    Measure,
+    Param,
+    list_at_most,
+    list_ordered_sum,
+    list_running,
+    register,
+    register_trec,
+    safe_div,
+)
 from rankframe._measures._trec import single
 
 
@@ -26,14 +36,12 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     num_rel = ctx.partial(f"num_rel_{level}", num_rel)
     num_nonrel = ctx.partial(f"num_nonrel_{level}", num_nonrel)
     # at each document: the judged non-relevant documents above it (whole numbers), at most R
-    above = (1.0 - flags).list.eval(pl.element().cum_sum())
-    above = above - (above - num_rel).list.eval(pl.element().clip(lower_bound=0.0))
+    above = list_at_most(list_running(1.0 - flags), num_rel)
     divisor = pl.max_horizontal(pl.min_horizontal(num_nonrel, num_rel), 1).cast(pl.Float64)
     # the relevant documents' terms in rank order, trec_eval's order of addition (a
     # non-relevant document's term is 0.0, which leaves the running sum's bits alone)
     terms = (1.0 - above / divisor) * flags
-    total = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
-    return safe_div(total, num_rel)
+    return safe_div(list_ordered_sum(terms), num_rel)
 
 
 def _bpref_value(

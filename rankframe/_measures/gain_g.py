@@ -13,6 +13,9 @@ from rankframe._measures._base import (
     Measure,
     Param,
     c_log2,
+    list_at_most,
+    list_ordered_sum,
+    list_running,
     register,
     register_trec,
     running_list,
@@ -128,12 +131,11 @@ class G(Measure):
         ideal_total = ctx.partial(f"{key}_total", ideal.cum_sum().last())
         m = ctx.partial(f"{key}_m", num_ideal(ctx, gain))
         # past the end of the ideal ranking each rank costs 1: C_min(r, m) + max(r - m, 0)
-        beyond = (rank - m).list.eval(pl.element().clip(lower_bound=0))
-        cost = ideal_cost.list.gather(rank - beyond) + beyond.cast(pl.List(pl.Float64))
-        collected = got.list.eval(pl.element().cum_sum())
-        terms = got / (2.0 + cost - collected).list.eval(c_log2(pl.element()))
+        within = list_at_most(rank, m)
+        cost = ideal_cost.list.gather(within) + (rank - within).cast(pl.List(pl.Float64))
+        terms = got / (2.0 + cost - list_running(got)).list.eval(c_log2(pl.element()))
         # running sums in rank (ideal) order, as trec_eval adds them
-        total = terms.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
+        total = list_ordered_sum(terms)
         # the ideal gains are positive: their total is > 0 exactly when there is one
         return pl.when(m > 0).then(total / ideal_total).otherwise(0.0)
 

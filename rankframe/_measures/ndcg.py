@@ -117,6 +117,22 @@ def ideal_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
     return running_list(ideal / log2p1(pl.int_range(1, m + 1, dtype=pl.Int64)))
 
 
+def dcg_lists(
+    ctx: Ctx, key: str, gain: pl.Expr, ranked_gain: pl.Expr | None = None
+) -> tuple[pl.Expr, pl.Expr]:
+    """The running DCG and ideal DCG lists of the query, as partials named after ``key``.
+
+    Measures that name the same gains with the same ``key`` (nDCG's ``"{dcg}_{gains}"``)
+    share one list of each. ``ranked_gain``: the gain down the ranking when it differs from
+    ``gain`` (the tie-averaged gain of the "average" policy).
+    """
+    ranked_gain = gain if ranked_gain is None else ranked_gain
+    return (
+        ctx.partial(f"dcg_running_{key}", dcg_running(ctx, ranked_gain)),
+        ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain)),
+    )
+
+
 @register
 class nDCG(Measure):  # noqa: N801 - the measure's canonical name
     r"""Normalised discounted cumulative gain (Järvelin & Kekäläinen).
@@ -182,9 +198,7 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         if ctx.partials is not None and not ctx.hits_only:
             # every retrieved row is in the group: the running DCG and ideal DCG lists are
             # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
-            key = f"{self.dcg}_{self.gains}"
-            dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, ranked_gain))
-            ideal_dcg = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
+            dcg, ideal_dcg = dcg_lists(ctx, f"{self.dcg}_{self.gains}", gain, ranked_gain)
             return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
         ideal = ctx.judgments(
             f"idcg_{self.dcg}_{self.gains}_{self.cutoff}",

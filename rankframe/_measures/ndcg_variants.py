@@ -14,19 +14,15 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    list_at_most,
+    list_ordered_sum,
     register,
     register_trec,
     running_at,
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
 from rankframe._measures.gain_g import ideal_gains, num_ideal, trec_gain
-from rankframe._measures.ndcg import (
-    DCG_VARIANTS,
-    dcg_expr,
-    dcg_running,
-    ideal_dcg_expr,
-    ideal_running,
-)
+from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, dcg_lists, ideal_dcg_expr
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
 
@@ -37,17 +33,8 @@ def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl
 
 
 def _running_key(gains: tuple[tuple[int, float], ...] | None) -> str:
-    """The partials' name part for a gain map: without a map, the gains are nDCG's own."""
+    """The :func:`dcg_lists` key: without a map the gains are nDCG's own (its key for them)."""
     return "log2_None" if gains is None else f"trec_{gains}"
-
-
-def _clipped(positions: pl.Expr, most: pl.Expr) -> pl.Expr:
-    """A list of positions, each at most ``most`` (a number per query), as list arithmetic.
-
-    After the group_by this runs over every query at once; inside the aggregation a
-    ``clip`` by a per-query value runs query by query.
-    """
-    return positions - (positions - most).list.eval(pl.element().clip(lower_bound=0))
 
 
 @register
@@ -205,14 +192,13 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
         # with nDCG and RnDCG in the planner: inside an aggregation each reference to a sorted
         # expression sorts again, a list partial is computed once)
         key = _running_key(self.gains)
-        dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, gain))
-        ideal = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
+        dcg, ideal = dcg_lists(ctx, key, gain)
         hit_rank = ctx.rank.filter(ctx.retrieved & (gain > 0)).sort().cast(pl.Int64)
         at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
         m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain))
-        ratio = dcg.list.gather(at) / ideal.list.gather(_clipped(at, m))
+        ratio = dcg.list.gather(at) / ideal.list.gather(list_at_most(at, m))
         # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
-        ratio_sum = ratio.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
+        ratio_sum = list_ordered_sum(ratio)
         missed = (m - at.list.len().cast(pl.Int64)).cast(pl.Float64)
         total = ratio_sum + missed * running_at(dcg) / running_at(ideal)
         return pl.when(m > 0).then((total / m).clip(lower_bound=0.0) + 0.0).otherwise(0.0)
@@ -274,8 +260,7 @@ class RnDCG(Measure):
         # The cuts: the R levels (the run lengths of the sorted ideal gains, added up: each
         # count of ideal documents after which the gain changes; m last), then n if n > m + 1
         key = _running_key(self.gains)
-        dcg = ctx.partial(f"dcg_running_{key}", dcg_running(ctx, gain))
-        ideal = ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain))
+        dcg, ideal = dcg_lists(ctx, key, gain)
         cuts = (
             ideal_gains(ctx, gain).unique_counts().cum_sum().cast(pl.Int64)
             .append(n.filter(n > m + 1))
@@ -283,9 +268,9 @@ class RnDCG(Measure):
         cuts = ctx.partial(f"rndcg_cuts_{key}", cuts.implode())
         n = ctx.partial("num_ret", n)
         m = ctx.partial(f"num_ideal_{key}", m)
-        ratio = dcg.list.gather(_clipped(cuts, n)) / ideal.list.gather(_clipped(cuts, m))
+        ratio = dcg.list.gather(list_at_most(cuts, n)) / ideal.list.gather(list_at_most(cuts, m))
         # added one by one in rank order, as trec_eval adds them
-        total = ratio.list.eval(pl.element().cum_sum()).list.last()
+        total = list_ordered_sum(ratio)
         level = ctx.level(None)
         defined = (m > 0) & (ctx.partial(f"num_rel_{level}", ctx.num_rel()) > 0)
         # one nDCG per cut: their count is the R levels, plus the end of a longer ranking

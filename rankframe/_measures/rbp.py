@@ -148,7 +148,7 @@ class RBP(Measure):
             # which the ascending fsum adds first): their gains and weights alone
             if self.rel is not None:  # binary: 1 for the relevant ones
                 keep = keep & ctx.relevant(self.rel)
-                gain = ctx.rank.filter(keep).cast(pl.Float64) * 0.0 + 1.0
+                gain = pl.lit(1.0)
             else:  # grade / G where G > 1 (the default levels 0..G rescaled); a real division
                 keep = keep & (ctx.rel > 0).fill_null(False)
                 grade = ctx.rel.filter(keep).cast(pl.Float64)
