@@ -9,6 +9,8 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    list_ordered_sum,
+    list_running,
     ordered_sum,
     register,
     register_trec,
@@ -82,8 +84,10 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         relevant = ctx.judged & ctx.relevant(self.rel)
-        hit = relevant & ctx.retrieved
         pooled = ctx.rel.is_not_null() & ctx.retrieved
+        if ctx.partials is not None:
+            return _infap_from_lists(ctx, self.rel, relevant, pooled)
+        hit = relevant & ctx.retrieved
         rank = ctx.rank.filter(hit).cast(pl.Float64)
         # each per-query rank below is read once: inside an aggregation every reference sorts
         # again. trec_eval's rel_so_far - 1 + nonrel_so_far is the judged documents above
@@ -100,6 +104,39 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
         )
         per_doc = pl.when(rank == 1.0).then(1.0).otherwise(estimate)
         return safe_div(ordered_sum(per_doc, ctx.rank.filter(hit)), ctx.num_rel(self.rel))
+
+
+def _infap_from_lists(ctx: Ctx, rel: int | None, relevant: pl.Expr, pooled: pl.Expr) -> pl.Expr:
+    """:meth:`infAP.expr` in the planner: one sorted list per query, list arithmetic after it.
+
+    The partial holds ``4 * rank + kind`` for each pooled retrieved document (kind 0: pooled but
+    unjudged, 1: judged non-relevant, 2: relevant), sorted once; rank, kind and the counts above
+    each document follow from it over every query at once (inside the aggregation each step runs
+    query by query). Every step is exact on whole numbers, and the estimate takes the same
+    operations in the same order as :meth:`infAP.expr`, so the bits are the same.
+    """
+    level = ctx.level(rel)
+    kind = ctx.judged.cast(pl.Int64) + relevant.cast(pl.Int64)
+    keys = ctx.partial(
+        f"infap_keys_{level}",
+        (ctx.rank.cast(pl.Int64) * 4 + kind).filter(pooled).sort().cast(pl.Float64).implode(),
+    )
+    num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(rel))
+    rank = keys // 4.0
+    kind = keys - rank * 4.0
+    is_rel = kind * (kind - 1.0) * 0.5  # 1.0 for kind 2, else 0.0
+    is_judged = kind - is_rel  # 1.0 for kinds 1 and 2
+    rel_above = list_running(is_rel) - is_rel
+    judged_above = list_running(is_judged) - is_judged
+    pooled_above = list_running(kind * 0.0 + 1.0) - 1.0
+    above = rank - 1.0
+    # at rank 1 the estimate is 1 / 1 + 0 (above is 0: its divisor becomes 1, no 0 / 0)
+    at_least_one = above + (1.0 - above).list.eval(pl.element().clip(lower_bound=0.0))
+    estimate = 1.0 / rank + (above / rank) * (pooled_above / at_least_one) * (
+        (rel_above + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON)
+    )
+    # a non-relevant document's term is 0.0, which leaves the running sum's bits alone
+    return safe_div(list_ordered_sum(estimate * is_rel), num_rel)
 
 
 register_trec("infAP", single("infAP", lambda: infAP()))
