@@ -252,10 +252,12 @@ def per_query_plan(
     if any(m.NEEDS_LEVELS and getattr(m, "levels", None) is None for m in measures):
         levels = target_levels(run, qrels, opts)
     partials: dict[str, pl.Expr] = {}
+    derived: dict[str, pl.Expr] = {}
     query_columns: dict[str, pl.Expr] = {}
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
-        average_ties=average, partials=partials, query_columns=query_columns,
+        average_ties=average, partials=partials, derived_columns=derived,
+        query_columns=query_columns,
         target=pl.col(TARGET) if opts.target is not None else None,
         score=pl.col("_score") if average else None, levels=levels,
         pref_counts=None if pairs is None else (pl.col(PC), pl.col(PD), pl.col(PT)),
@@ -293,7 +295,7 @@ def per_query_plan(
         ] if checks else []),
     )
     if post:
-        out = out.with_columns(post).drop(list(partials))
+        out = _combine(out, partials, derived, post)
     if opts.judged_only:
         # -J may empty a ranking; the query was still in the run and is evaluated (num_ret 0)
         present = run.select(*keys, Q).unique().with_columns(pl.lit(True).alias("_present"))
@@ -384,9 +386,11 @@ def hits_plan(
 
     stats: dict[str, pl.Expr] = {}
     partials: dict[str, pl.Expr] = {}
+    derived: dict[str, pl.Expr] = {}
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
-        partials=partials, judgment_stats=stats, n_ret=pl.col(N_RET).first(),
+        partials=partials, derived_columns=derived, judgment_stats=stats,
+        n_ret=pl.col(N_RET).first(),
     )
     exprs, post = [], []
     for m in measures:
@@ -435,7 +439,7 @@ def hits_plan(
         ] if checks else []),
     )
     if post:
-        out = out.with_columns(post).drop(list(partials))
+        out = _combine(out, partials, derived, post)
     return out
 
 
@@ -509,6 +513,15 @@ def with_pair_counts(
     return frame.join(counted, on=[*group, D], how="left", nulls_equal=True).with_columns(
         pl.col(PC, PD, PT).fill_null(0)
     )
+
+
+def _combine(
+    out: pl.LazyFrame, partials: dict[str, pl.Expr], derived: dict[str, pl.Expr], post: list[pl.Expr]
+) -> pl.LazyFrame:
+    """The measures built from partials, after the group_by: the derived values once, then them."""
+    if derived:
+        out = out.with_columns(e.alias(n) for n, e in derived.items())
+    return out.with_columns(post).drop([*partials, *derived])
 
 
 def _uses_partials(e: pl.Expr) -> bool:

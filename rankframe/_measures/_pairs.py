@@ -162,7 +162,7 @@ class Items:
         Predicted ties count 1/2 (AUC, C-index); 0 when the target orders no pair.
         """
         num = self.concordant + self.tied_pred_only / 2.0
-        return safe_div(num, self.pairs - self.tied_target)
+        return safe_div(num, self.pairs - self.tied_target, costly_den=True)
 
 
 def _prediction(ctx: Ctx) -> pl.Expr:

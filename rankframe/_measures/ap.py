@@ -9,10 +9,11 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    list_count_at_most,
+    list_running,
     register,
     register_trec,
     running_at,
-    running_list,
     safe_div,
 )
 from rankframe._measures._trec import long_cutoffs, single
@@ -22,12 +23,19 @@ NORMS = ("num_rel", "num_rel_ret")
 
 def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") -> pl.Expr:
     if ctx.partials is not None and norm == "num_rel":
-        # in the planner: the running sum of the precisions at the relevant documents, one
-        # list per query shared by AP, GMAP and every cutoff (map_cut's nine), read at the
-        # number of relevant documents within the cutoff
+        # in the planner: the running sum of the precisions at the relevant documents, list
+        # arithmetic after the group_by on the shared hit ranks, read at the number of
+        # relevant documents within the cutoff (AP, GMAP and map_cut's nine cutoffs)
         level = ctx.level(rel)
-        running = ctx.partial(f"ap_running_{level}", _precision_running(ctx, rel))
-        found = ctx.partial(f"num_rel_ret_{level}_{cutoff}", ctx.num_rel_ret(rel, cutoff))
+        ranks, found_so_far = ctx.hit_rank_lists(rel)
+        # led by 0.0 (see running_list): read at 0 when nothing relevant is found
+        running = ctx.derived(
+            f"ap_running_{level}", pl.concat_list(pl.lit(0.0), list_running(found_so_far / ranks))
+        )
+        if cutoff is None:
+            found = ranks.list.len()
+        else:
+            found = list_count_at_most(ranks, pl.lit(float(cutoff))).cast(pl.Int64)
         return safe_div(running_at(running, found), ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)))
     ranks, found = ctx.hit_ranks(rel, cutoff)
     # the i-th relevant retrieved document (by rank) contributes i / rank, added in rank order
@@ -36,13 +44,6 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
         return safe_div(total, ranks.len())
     return safe_div(total, ctx.num_rel(rel))
-
-
-def _precision_running(ctx: Ctx, rel: int | None) -> pl.Expr:
-    """One :func:`running_list` of ``j / r_j`` over the relevant retrieved ranks ``r_1 < r_2 < ...``."""
-    hit = ctx.relevant(rel) & ctx.retrieved
-    found = pl.int_range(1, hit.sum().cast(pl.Int64) + 1, dtype=pl.Int64)
-    return running_list(found.cast(pl.Float64) / ctx.rank.filter(hit).sort().cast(pl.Float64))
 
 
 @register

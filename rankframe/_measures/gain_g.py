@@ -185,6 +185,12 @@ class binG(Measure):  # noqa: N801 - the measure's canonical name
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
+        if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
+            ranks, found = ctx.hit_rank_lists(self.rel)
+            level = ctx.level(self.rel)
+            terms = 1.0 / (ranks - found + 2.0).list.eval(c_log2(pl.element()))
+            num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(self.rel))
+            return safe_div(list_ordered_sum(terms), num_rel)
         ranks, found = ctx.hit_ranks(self.rel)
         # the k-th relevant document at rank r has r - k non-relevant documents above it
         before = (ranks - found).cast(pl.Float64)

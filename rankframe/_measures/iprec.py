@@ -27,18 +27,23 @@ ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """Interpolated precision at the j-th relevant retrieved document (j = 1..K, then a 0), K, R.
 
-    Per-query partials (:meth:`Ctx.partial`), shared by every recall level and by IPrecAvg: the
-    curve as a list, its number K of relevant retrieved documents and the number R relevant.
+    The curve as a list, its number K of relevant retrieved documents and the number R
+    relevant; in the planner list arithmetic after the group_by on the shared hit ranks
+    (:meth:`Ctx.hit_rank_lists`), which every recall level and IPrecAvg read.
     """
     level = ctx.level(rel)
+    if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
+        ranks, found = ctx.hit_rank_lists(rel)
+        curve = (found / ranks).list.eval(pl.element().reverse().cum_max().reverse())
+        return (
+            ctx.derived(f"iprec_curve_{level}", curve.list.concat(pl.lit([0.0]))),
+            ranks.list.len().cast(pl.Int64),
+            ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)),
+        )
     ranks, found = ctx.hit_ranks(rel)
     precision = found.cast(pl.Float64) / ranks.cast(pl.Float64)
     interpolated = precision.reverse().cum_max().reverse().append(pl.lit(0.0))
-    return (
-        ctx.partial(f"iprec_curve_{level}", interpolated.implode()),
-        ctx.partial(f"iprec_found_{level}", ranks.len().cast(pl.Int64)),
-        ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)),
-    )
+    return interpolated.implode(), ranks.len().cast(pl.Int64), ctx.num_rel(rel)
 
 
 def _recall_docs(num_rel: pl.Expr, level: float) -> pl.Expr:

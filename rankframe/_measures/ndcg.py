@@ -206,7 +206,10 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
                 c, gain_expr(c, self.dcg, self.gains), self.cutoff, by_grade=self.gains is None
             ),
         )
-        return safe_div(dcg_expr(ctx, ranked_gain, self.cutoff), ideal)
+        # the ideal DCG is a column's first value in the hits-only plan, an aggregation elsewhere
+        return safe_div(
+            dcg_expr(ctx, ranked_gain, self.cutoff), ideal, costly_den=not ctx.hits_only
+        )
 
     def hit_level(self, relevance_level: int) -> int | None:
         """Grade 1, or 0 when a gain map gives grade 0 a gain (negative grades have none)."""

@@ -148,7 +148,7 @@ class SpearmanRho(Comparison):
         rp = it.pred_rank() - middle
         num = it.partial("rho_tp", (rt * rp).sum())
         den = it.partial("rho_tt", rt.pow(2).sum()) * it.partial("rho_pp", rp.pow(2).sum())
-        return safe_div(num, den.sqrt())
+        return safe_div(num, den.sqrt(), costly_den=True)
 
 
 @register
@@ -197,7 +197,7 @@ class KendallDist(Comparison):
         """Return the per-query expression."""
         it = items(ctx)
         if self.normalize:
-            return safe_div(it.discordant, it.pairs - it.tied_target)
+            return safe_div(it.discordant, it.pairs - it.tied_target, costly_den=True)
         return it.discordant
 
 
@@ -281,7 +281,9 @@ class KendallTauB(Comparison):
         it = items(ctx)
         n = it.pairs
         return safe_div(
-            it.concordant - it.discordant, ((n - it.tied_pred) * (n - it.tied_target)).sqrt()
+            it.concordant - it.discordant,
+            ((n - it.tied_pred) * (n - it.tied_target)).sqrt(),
+            costly_den=True,
         )
 
 
@@ -327,7 +329,7 @@ class Gamma(Comparison):
         """Return the per-query expression."""
         it = items(ctx)
         c, d = it.concordant, it.discordant
-        return safe_div(c - d, c + d)
+        return safe_div(c - d, c + d, costly_den=True)
 
 
 @register
@@ -368,7 +370,9 @@ class SomersD(Comparison):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         it = items(ctx)
-        return safe_div(it.concordant - it.discordant, it.pairs - it.tied_target)
+        return safe_div(
+            it.concordant - it.discordant, it.pairs - it.tied_target, costly_den=True
+        )
 
 
 @register
@@ -455,4 +459,4 @@ class PrefJaccard(Comparison):
         """Return the per-query expression."""
         it = items(ctx)
         n, c = it.pairs, it.concordant
-        return safe_div(c, (n - it.tied_pred) + (n - it.tied_target) - c)
+        return safe_div(c, (n - it.tied_pred) + (n - it.tied_target) - c, costly_den=True)

@@ -261,7 +261,11 @@ class RankNDCG(Comparison):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         it = items(ctx)
-        return safe_div(rank_dcg(it, self.gain, self.cutoff), rank_idcg(it, self.gain, self.cutoff))
+        return safe_div(
+            rank_dcg(it, self.gain, self.cutoff),
+            rank_idcg(it, self.gain, self.cutoff),
+            costly_den=True,
+        )
 
 
 @register
@@ -312,7 +316,7 @@ class nDCGLoss(Comparison):  # noqa: N801 - the measure's canonical name
         k = "all" if self.cutoff is None else self.cutoff
         dcg = it.partial(f"level_dcg_{k}", rank_dcg(it, "level", self.cutoff))
         ideal = it.partial(f"level_idcg_{k}", rank_idcg(it, "level", self.cutoff))
-        return safe_div(ideal - dcg, ideal)
+        return safe_div(ideal - dcg, ideal, costly_den=True)
 
 
 @register
@@ -540,9 +544,13 @@ class MAUC(Comparison):
         for i, low in enumerate(levels):
             for high in levels[i + 1 :]:
                 u, nn = _mann_whitney(it, low, high)
-                aucs.append(safe_div(u, nn))
+                aucs.append(safe_div(u, nn, costly_den=True))
                 present.append((nn > 0).cast(F64))
         if not aucs:
             return pl.lit(0.0)
         # left folds, not sum_horizontal: the streaming engine sums those in another order
-        return safe_div(functools.reduce(operator.add, aucs), functools.reduce(operator.add, present))
+        return safe_div(
+            functools.reduce(operator.add, aucs),
+            functools.reduce(operator.add, present),
+            costly_den=True,
+        )

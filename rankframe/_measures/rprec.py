@@ -10,7 +10,16 @@ import math
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, register_trec, safe_div
+from rankframe._measures._base import (
+    JUDGED_ONLY,
+    Ctx,
+    Measure,
+    Param,
+    list_count_at_most,
+    register,
+    register_trec,
+    safe_div,
+)
 from rankframe._measures._trec import double_cutoffs, single
 
 
@@ -59,6 +68,9 @@ class Rprec(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
+        if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
+            num_rel = ctx.partial(f"num_rel_{ctx.level(self.rel)}", ctx.num_rel(self.rel))
+            return safe_div(list_count_at_most(ctx.hit_rank_lists(self.rel)[0], num_rel), num_rel)
         at_r = (ctx.rank <= ctx.num_rel_by_row(self.rel)).fill_null(False)
         return safe_div((ctx.relevant(self.rel) & at_r).sum(), ctx.num_rel(self.rel))
 
@@ -124,6 +136,10 @@ class RprecMult(Measure):
             k = pl.lit(self.cutoff) * num_rel.cast(pl.Float64) + 0.9
             return k.clip(-(2.0**62), 2.0**62).cast(pl.Int64)
 
+        if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
+            k = cutoff(ctx.partial(f"num_rel_{ctx.level(self.rel)}", ctx.num_rel(self.rel)))
+            hits = list_count_at_most(ctx.hit_rank_lists(self.rel)[0], k)
+            return pl.when(k >= 1).then(hits / k).otherwise(0.0)
         # compared row by row with a column (see Ctx.judgments_by_row)
         within = (ctx.rank <= cutoff(ctx.num_rel_by_row(self.rel))).fill_null(False)
         hits = (ctx.relevant(self.rel) & within).sum()
