@@ -13,8 +13,10 @@ from rankframe._measures._base import (
     Ctx,
     Measure,
     Param,
+    c_log2,
     div_const,
     falling_sum,
+    list_running,
     log2p1,
     ordered_sum,
     register,
@@ -127,10 +129,29 @@ def dcg_lists(
     ``gain`` (the tie-averaged gain of the "average" policy).
     """
     ranked_gain = gain if ranked_gain is None else ranked_gain
+    if ctx.partials is None:  # one aggregation (a user's own group_by)
+        return dcg_running(ctx, ranked_gain), ideal_running(ctx, gain)
+    # in the planner: the gains in rank order and in ideal order are the partials; the
+    # discounts and running sums are list arithmetic after the group_by, over every query at
+    # once (inside the aggregation C's log2 is a table lookup run query by query)
+    keep = ctx.judged & (gain > 0)
+    down = ctx.partial(f"ranked_gains_{key}", ranked(ctx, ranked_gain).implode())
+    ideal = ctx.partial(f"ideal_gains_{key}", gain.filter(keep).sort(descending=True).implode())
     return (
-        ctx.partial(f"dcg_running_{key}", dcg_running(ctx, ranked_gain)),
-        ctx.partial(f"ideal_running_{key}", ideal_running(ctx, gain)),
+        ctx.derived(f"dcg_running_{key}", _running_dcg(down)),
+        ctx.derived(f"ideal_running_{key}", _running_dcg(ideal)),
     )
+
+
+def _running_dcg(gains: pl.Expr) -> pl.Expr:
+    """:func:`dcg_running` of a list column of gains in order, as list arithmetic.
+
+    Each gain over C's ``log2(position + 1)``, added one by one, led by ``0.0``: the same
+    operations in the same order, so the same bits.
+    """
+    positions = pl.int_ranges(2, gains.list.len() + 2, dtype=pl.Int64).cast(pl.List(pl.Float64))
+    terms = gains / positions.list.eval(c_log2(pl.element()))
+    return pl.concat_list(pl.lit(0.0), list_running(terms))
 
 
 @register
