@@ -191,9 +191,7 @@ class Ctx:
         """
         if self.partials is None:
             return value
-        column = f"_part{self.variant}_{name}"
-        self.partials.setdefault(column, value)
-        return pl.col(column)
+        return _shared(self.partials, f"_part{self.variant}_{name}", value)
 
     def derived(self, name: str, value: pl.Expr) -> pl.Expr:
         """Return a per-query value computed after the group_by from partials, once.
@@ -206,9 +204,7 @@ class Ctx:
         """
         if self.partials is None or self.derived_columns is None:
             return value
-        column = f"_part{self.variant}_derived_{name}"
-        self.derived_columns.setdefault(column, value)
-        return pl.col(column)
+        return _shared(self.derived_columns, f"_part{self.variant}_derived_{name}", value)
 
     def judgments(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
         """Return a per-query statistic of the query's judgments, retrieved or not.
@@ -371,6 +367,15 @@ class Ctx:
             expr = expr.when(self.rel == grade).then(pl.lit(gain))
         # grades absent from the map keep their own value as gain (trec_eval's rule)
         return expr.otherwise(self.rel.clip(lower_bound=0).cast(pl.Float64))
+
+
+def _shared(columns: dict[str, pl.Expr], column: str, value: pl.Expr) -> pl.Expr:
+    """Register ``value`` under ``column`` (a shared partial or derived value) and read it."""
+    known = columns.setdefault(column, value)
+    if not known.meta.eq(value):
+        msg = f"two different expressions share the name {column!r}"
+        raise AssertionError(msg)
+    return pl.col(column)
 
 
 def fsum(values: pl.Expr) -> pl.Expr:

@@ -22,7 +22,7 @@ from rankframe._measures._base import (
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
 from rankframe._measures.gain_g import ideal_gains, num_ideal, trec_gain
-from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, dcg_lists, ideal_dcg_expr
+from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, dcg_lists, gain_expr, ideal_dcg_expr
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
 
@@ -35,6 +35,15 @@ def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl
 def _running_key(gains: tuple[tuple[int, float], ...] | None) -> str:
     """The :func:`dcg_lists` key: without a map the gains are nDCG's own (its key for them)."""
     return "log2_None" if gains is None else f"trec_{gains}"
+
+
+def _running_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
+    """trec_eval's gains, as one expression per key of :func:`_running_key`.
+
+    Without a map, nDCG's own expression for the same values: shared lists are built from
+    equal expressions (:meth:`Ctx.partial` checks it).
+    """
+    return gain_expr(ctx, "log2", None) if gains is None else trec_gain(ctx, gains)
 
 
 @register
@@ -187,7 +196,7 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = trec_gain(ctx, self.gains)
+        gain = _running_gain(ctx, self.gains)
         # DCG and ideal DCG at each hit's rank, read from the per-query running lists (shared
         # with nDCG and RnDCG in the planner: inside an aggregation each reference to a sorted
         # expression sorts again, a list partial is computed once)
@@ -254,7 +263,7 @@ class RnDCG(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = trec_gain(ctx, self.gains)
+        gain = _running_gain(ctx, self.gains)
         n, m = ctx.num_ret.cast(pl.Int64), num_ideal(ctx, gain)
         # nDCG at each cut from the per-query running DCG and ideal DCG lists (see nDCG_rel).
         # The cuts: the R levels (the run lengths of the sorted ideal gains, added up: each

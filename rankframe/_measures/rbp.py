@@ -11,6 +11,7 @@ from rankframe._measures._base import (
     Measure,
     Param,
     fsum,
+    list_ordered_sum,
     register,
     register_trec,
 )
@@ -156,8 +157,34 @@ class RBP(Measure):
                 gain = pl.when(top > 1.0).then(grade / (grade * 0.0 + top)).otherwise(grade)
         else:
             gain = normalised_gain(ctx, self.gains).filter(keep)
+        if ctx.partials is not None:
+            return self._from_lists(ctx, keep, gain)
         weight = pl.lit(self.p).pow(ctx.rank.filter(keep).cast(pl.Float64) - 1.0)
         return (1.0 - self.p) * fsum(gain * weight)
+
+    def _from_lists(self, ctx: Ctx, keep: pl.Expr, gain: pl.Expr) -> pl.Expr:
+        """:meth:`expr` in the planner: per-query lists, then list arithmetic after the group_by.
+
+        The ranks and gains of the kept documents (or their grades and the query's top grade)
+        are the partials, as one list of pairs (each rank stays with its gain whatever order
+        the rows of the group come in, which Polars does not promise). The weights, products,
+        ascending sort and sum run over every query at once (inside the aggregation each step
+        runs query by query). Same operations, same bits.
+        """
+        key = f"rbp_{self.cutoff}_{self.rel}_{self.gains}"
+        rank = ctx.rank.filter(keep).cast(pl.Float64)
+        if self.gains is None and self.rel is not None:  # a gain of 1.0
+            ranks = ctx.partial(f"{key}_ranks", rank.implode())
+            return (1.0 - self.p) * list_ordered_sum(_weights(ranks, self.p).list.sort())
+        value = ctx.rel.filter(keep).cast(pl.Float64) if self.gains is None else gain
+        pairs = ctx.partial(f"{key}_pairs", pl.struct(r=rank, g=value).implode())
+        ranks = pairs.list.eval(pl.element().struct.field("r"))
+        gains = pairs.list.eval(pl.element().struct.field("g"))
+        if self.gains is None:  # grades over the query's top grade when it is above 1
+            top = ctx.partial(f"{key}_top", ctx.rel.filter(ctx.rel >= 0).max().cast(pl.Float64))
+            gains = pl.when(top > 1.0).then(gains / (gains * 0.0 + top)).otherwise(gains)
+        terms = gains * _weights(ranks, self.p)
+        return (1.0 - self.p) * list_ordered_sum(terms.list.sort())
 
 
 @register
@@ -208,6 +235,28 @@ class RBPResidual(Measure):
         tail = pl.lit(self.p).pow(ctx.num_ret.cast(pl.Float64))
         value = tail + (1.0 - self.p) * fsum(weight)
         return pl.when(unjudged.any()).then(value).otherwise(0.0)
+
+
+#: Whole powers up to this read a table (see :func:`_powers`).
+POW_TABLE = 1 << 14
+
+
+def _powers(p: float, k: pl.Expr) -> pl.Expr:
+    """``p ** k`` for whole ``k >= 0``, the same bits however many values the column holds.
+
+    Polars' ``pow`` of a literal base takes another path on a column of one value (a last bit
+    off for some powers), so a list column flattened to one value, as in a small partition,
+    would differ; whole powers below :data:`POW_TABLE` read a table computed by C's ``pow``.
+    """
+    k = k.cast(pl.Float64)
+    keys = [float(i) for i in range(POW_TABLE)]
+    values = [p**i for i in range(POW_TABLE)]
+    return k.replace_strict(keys, values, default=pl.lit(p).pow(k), return_dtype=pl.Float64)
+
+
+def _weights(ranks: pl.Expr, p: float) -> pl.Expr:
+    """``p ** (rank - 1)`` for a list column of ranks, as list arithmetic."""
+    return ranks.list.eval(_powers(p, pl.element() - 1.0))
 
 
 def _p(pairs: dict[str, float] | None) -> float:
