@@ -18,7 +18,6 @@ from rankframe._measures._base import (
     list_running,
     register,
     register_trec,
-    running_list,
     safe_div,
 )
 from rankframe._measures._trec import gains_from_pairs, pair_params, single
@@ -118,18 +117,23 @@ class G(Measure):
         """Return the per-query expression."""
         gain = trec_gain(ctx, self.gains)
         # only the retrieved documents with a gain add a term: those, in rank order (a zero
-        # gain leaves the running sum S's bits alone). Per query, four lists and two numbers
-        # (partials: one sort each), combined after the group_by with list arithmetic, which
-        # runs over every query at once (inside the aggregation each step ran query by query)
+        # gain leaves the running sum S's bits alone). Per query two sorted lists (partials:
+        # (gain, rank) pairs in rank order, the ideal gains), the rest list arithmetic after
+        # the group_by, over every query at once (inside the aggregation each step runs query
+        # by query)
         some = ctx.retrieved & (gain != 0)
         key = f"G_{self.gains}"
-        got = ctx.partial(f"{key}_got", ranked(ctx, gain, some).implode())
-        rank = ctx.partial(f"{key}_rank", ctx.rank.filter(some).sort().cast(pl.Int64).implode())
-        ideal = ideal_gains(ctx, gain)
+        pairs = pl.struct(g=gain.filter(some), r=ctx.rank.filter(some).cast(pl.Int64))
+        pairs = ctx.partial(f"{key}_pairs", pairs.sort_by(ctx.rank.filter(some)).implode())
+        got = pairs.list.eval(pl.element().struct.field("g"))
+        rank = pairs.list.eval(pl.element().struct.field("r"))
+        ideal = ctx.partial(f"{key}_ideal", ideal_gains(ctx, gain).implode())
         # the cost of the ideal ranking so far, C_0 = 0, C_1, ..., C_m
-        ideal_cost = ctx.partial(f"{key}_cost", running_list(ideal.clip(lower_bound=1.0)))
-        ideal_total = ctx.partial(f"{key}_total", ideal.cum_sum().last())
-        m = ctx.partial(f"{key}_m", num_ideal(ctx, gain))
+        ideal_cost = pl.concat_list(
+            pl.lit(0.0), list_running(ideal.list.eval(pl.element().clip(lower_bound=1.0)))
+        )
+        ideal_total = list_ordered_sum(ideal)
+        m = ideal.list.len().cast(pl.Int64)
         # past the end of the ideal ranking each rank costs 1: C_min(r, m) + max(r - m, 0)
         within = list_at_most(rank, m)
         cost = ideal_cost.list.gather(within) + (rank - within).cast(pl.List(pl.Float64))
