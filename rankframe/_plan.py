@@ -518,9 +518,12 @@ def with_pair_counts(
 def _combine(
     out: pl.LazyFrame, partials: dict[str, pl.Expr], derived: dict[str, pl.Expr], post: list[pl.Expr]
 ) -> pl.LazyFrame:
-    """The measures built from partials, after the group_by: the derived values once, then them."""
-    if derived:
-        out = out.with_columns(e.alias(n) for n, e in derived.items())
+    """The measures built from partials, after the group_by: the derived values once, then them.
+
+    A derived value may read the ones registered before it: each is its own step.
+    """
+    for n, e in derived.items():
+        out = out.with_columns(e.alias(n))
     return out.with_columns(post).drop([*partials, *derived])
 
 

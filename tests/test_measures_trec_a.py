@@ -242,6 +242,9 @@ ORACLE_CASES = [
     ("11pt", IPrecAvg().recall, IPrecAvg()),
     ("11pt", (0.5, 0.2, 0.8), IPrecAvg(recall=(0.5, 0.2, 0.8))),  # out of order
     ("11pt", (0.9, 0.0, 0.3, 0.3, 1.5), IPrecAvg(recall=(0.9, 0.0, 0.3, 0.3, 1.5))),
+    # walked 0.9, 0.4, 0.6, 0.2: 0.6 is out of order, and 0.2, in order after it, still scores
+    # the maximum precision (trec_eval's flag stays down)
+    ("11pt", (0.2, 0.6, 0.4, 0.9), IPrecAvg(recall=(0.2, 0.6, 0.4, 0.9))),
     ("success", 1, Success(cutoff=1)),
     ("success", 3, Success(cutoff=3)),
     ("relative_P", 2, RelP(cutoff=2)),

@@ -196,11 +196,11 @@ class Ctx:
     def derived(self, name: str, value: pl.Expr) -> pl.Expr:
         """Return a per-query value computed after the group_by from partials, once.
 
-        ``value`` reads :meth:`partial` columns only (list arithmetic, say); in the planner it
-        is computed once under a name derived from ``name`` (equal names must mean equal
-        expressions) and every measure reading it reads that column: Polars does not share a
-        sub-expression that several measures repeat, each would compute it again. Elsewhere
-        ``value`` itself is returned.
+        ``value`` reads :meth:`partial` columns and derived values registered before it (list
+        arithmetic, say); in the planner it is computed once under a name derived from ``name``
+        (equal names must mean equal expressions) and every measure reading it reads that
+        column: Polars does not share a sub-expression that several measures repeat, each would
+        compute it again. Elsewhere ``value`` itself is returned.
         """
         if self.partials is None or self.derived_columns is None:
             return value

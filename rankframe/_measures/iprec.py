@@ -181,6 +181,9 @@ class IPrecAvg(Measure):
 
         Built after the group_by from the per-query partials of :class:`IPrec` (the curve, its
         length K and R), one column expression per level: the walk over the levels is unrolled.
+        In the planner the walk's two running flags are derived columns (:meth:`Ctx.derived`),
+        each computed once from the one before: written out, each level's expression would
+        repeat every earlier one (O(levels^3) nodes).
         """
         curve, found, num_rel = _curve(ctx, self.rel)
         best = curve.list.first()  # max precision of the ranking (0 when K = 0)
@@ -192,14 +195,18 @@ class IPrecAvg(Measure):
         skipped: pl.Expr = pl.lit(True)
         matched: pl.Expr = pl.lit(True)
         previous = None
-        for x in reversed(self.recall):
+        level = ctx.level(self.rel)
+        walk = tuple(reversed(self.recall))
+        for i, x in enumerate(walk):
             k = _recall_docs(num_rel, x)
             after_skipped = skipped
-            skipped = skipped & (k > found)
+            skipped = ctx.derived(f"iprec_skipped_{level}_{walk[: i + 1]}", skipped & (k > found))
             in_order = k >= 1
             if previous is not None:
                 in_order = in_order & (after_skipped | (k <= previous))
-            matched = matched & (skipped | in_order)
+            matched = ctx.derived(
+                f"iprec_matched_{level}_{walk[: i + 1]}", matched & (skipped | in_order)
+            )
             at_level = curve.list.get(k.clip(1, found + 1) - 1)
             value = pl.when(skipped).then(0.0).when(matched).then(at_level).otherwise(best)
             total = value if total is None else total + value
