@@ -253,11 +253,9 @@ def per_query_plan(
         levels = target_levels(run, qrels, opts)
     partials: dict[str, pl.Expr] = {}
     derived: dict[str, pl.Expr] = {}
-    query_columns: dict[str, pl.Expr] = {}
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
         average_ties=average, partials=partials, derived_columns=derived,
-        query_columns=query_columns,
         target=pl.col(TARGET) if opts.target is not None else None,
         score=pl.col("_score") if average else None, levels=levels,
         pref_counts=None if pairs is None else (pl.col(PC), pl.col(PD), pl.col(PT)),
@@ -276,8 +274,6 @@ def per_query_plan(
         # the tie group of a retrieved document: its query and its score (_score kept for this)
         group = [*keys, Q, "_score"]
         frame = frame.with_columns(e.mean().over(group).alias(n) for n, e in ctx.tie_columns.items())
-    if query_columns:  # per-query statistics that measures compare row by row
-        frame = frame.with_columns(e.over([*keys, Q]).alias(n) for n, e in query_columns.items())
     if checks:  # the group_by keeps 64-bit hashes of the doc ids, not the strings
         frame = frame.with_columns(doc_hash(pl.col(D)).alias(DUP))
     judged = pl.col(REL).is_not_null().any()

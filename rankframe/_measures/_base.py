@@ -164,9 +164,6 @@ class Ctx:
     #: position when the query's judgments are sorted by grade, highest first (ties in any
     #: order), computed by a window before the group_by (cheaper than ranking inside it).
     grade_position: pl.Expr | None = None
-    #: Per-query statistics that measures read row by row (:meth:`judgments_by_row`), which the
-    #: general plan computes as windows over the query before the group_by (filled by measures).
-    query_columns: dict[str, pl.Expr] | None = field(default=None, compare=False)
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
@@ -228,24 +225,6 @@ class Ctx:
             self.judgment_stats[column] = stat(qrels)
         return pl.col(column).first()
 
-    def judgments_by_row(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
-        """Return :meth:`judgments` as a column holding the query's value on each of its rows.
-
-        For row-level expressions, such as ``rank <= R``: inside an aggregation, a per-query
-        value compared with a column is broadcast group by group, which costs about three times
-        the comparison with a column (measured). The planners provide the column (joined from
-        the judgments in the hits-only plan, a window over the query in the general plan);
-        elsewhere the per-query value ``stat(self)`` is returned (broadcast where it is used).
-        """
-        if self.judgment_stats is not None:
-            self.judgments(name, stat)  # the hits-only plan joins it to every row
-            return pl.col(f"_qs_{name}")
-        if self.query_columns is None:
-            return stat(self)
-        column = f"_qc_{name}"
-        self.query_columns.setdefault(column, stat(self))
-        return pl.col(column)
-
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:
         """Return the relevance level in force for a measure parameter ``rel``."""
@@ -278,11 +257,6 @@ class Ctx:
         """Number of judged relevant documents of the query (retrieved or not)."""
         level = self.level(rel)
         return self.judgments(f"num_rel_{level}", lambda c: c.relevant(level).sum())
-
-    def num_rel_by_row(self, rel: int | None = None) -> pl.Expr:
-        """:meth:`num_rel` on each row of the query (see :meth:`judgments_by_row`)."""
-        level = self.level(rel)
-        return self.judgments_by_row(f"num_rel_{level}", lambda c: c.relevant(level).sum())
 
     @property
     def num_ret(self) -> pl.Expr:
@@ -522,7 +496,9 @@ def safe_div(
     ``replace`` runs group by group (measured ~0.7 us per query, 4-5x a count). With
     ``costly_den`` (an ideal DCG computed in the aggregation, pair counts) and ``undefined ==
     0``, ``den`` is evaluated once: a zero denominator becomes infinite and a finite numerator
-    over it gives 0. ``+ 0.0`` turns ``-0.0`` into ``0.0``.
+    over it gives 0. ``+ 0.0`` turns ``-0.0`` into ``0.0`` under the streaming engine (Polars'
+    in-memory engine drops it: a numerator that may be ``-0.0`` needs its own care, see
+    :func:`list_count_at_most`).
     """
     if undefined == 0.0:
         if costly_den:

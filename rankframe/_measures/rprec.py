@@ -71,7 +71,7 @@ class Rprec(Measure):
         if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
             num_rel = ctx.partial(f"num_rel_{ctx.level(self.rel)}", ctx.num_rel(self.rel))
             return safe_div(list_count_at_most(ctx.hit_rank_lists(self.rel)[0], num_rel), num_rel)
-        at_r = (ctx.rank <= ctx.num_rel_by_row(self.rel)).fill_null(False)
+        at_r = (ctx.rank <= ctx.num_rel(self.rel)).fill_null(False)
         return safe_div((ctx.relevant(self.rel) & at_r).sum(), ctx.num_rel(self.rel))
 
 
@@ -140,8 +140,7 @@ class RprecMult(Measure):
             k = cutoff(ctx.partial(f"num_rel_{ctx.level(self.rel)}", ctx.num_rel(self.rel)))
             hits = list_count_at_most(ctx.hit_rank_lists(self.rel)[0], k)
             return pl.when(k >= 1).then(hits / k).otherwise(0.0)
-        # compared row by row with a column (see Ctx.judgments_by_row)
-        within = (ctx.rank <= cutoff(ctx.num_rel_by_row(self.rel))).fill_null(False)
+        within = (ctx.rank <= cutoff(ctx.num_rel(self.rel))).fill_null(False)
         hits = (ctx.relevant(self.rel) & within).sum()
         k = cutoff(ctx.num_rel(self.rel))
         return pl.when(k >= 1).then(hits.cast(pl.Float64) / k).otherwise(0.0)
