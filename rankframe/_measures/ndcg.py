@@ -27,7 +27,7 @@ from rankframe._measures._base import (
     unrolled_sum,
 )
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
-from rankframe._measures.gain_g import ranked
+from rankframe._measures.gain_g import ideal_gains, ranked
 
 DCG_VARIANTS = ("log2", "exp-log2")
 
@@ -134,9 +134,8 @@ def dcg_lists(
     # in the planner: the gains in rank order and in ideal order are the partials; the
     # discounts and running sums are list arithmetic after the group_by, over every query at
     # once (inside the aggregation C's log2 is a table lookup run query by query)
-    keep = ctx.judged & (gain > 0)
     down = ctx.partial(f"ranked_gains_{key}", ranked(ctx, ranked_gain).implode())
-    ideal = ctx.partial(f"ideal_gains_{key}", gain.filter(keep).sort(descending=True).implode())
+    ideal = ctx.partial(f"ideal_gains_{key}", ideal_gains(ctx, gain).implode())
     return (
         ctx.derived(f"dcg_running_{key}", _running_dcg(down)),
         ctx.derived(f"ideal_running_{key}", _running_dcg(ideal)),

@@ -270,13 +270,17 @@ class RnDCG(Measure):
         # count of ideal documents after which the gain changes; m last), then n if n > m + 1
         key = _running_key(self.gains)
         dcg, ideal = dcg_lists(ctx, key, gain)
-        cuts = (
-            ideal_gains(ctx, gain).unique_counts().cum_sum().cast(pl.Int64)
-            .append(n.filter(n > m + 1))
-        )
-        cuts = ctx.partial(f"rndcg_cuts_{key}", cuts.implode())
         n = ctx.partial("num_ret", n)
         m = ctx.partial(f"num_ideal_{key}", m)
+        # the ideal gains sorted (dcg_lists' partial): the cuts after the group_by, where each
+        # position whose gain differs from the next one's (or the last) ends a level
+        gains = ctx.partial(f"ideal_gains_{key}", ideal_gains(ctx, gain).implode())
+        after = pl.element().shift(-1)
+        ends = gains.list.eval((pl.element() != after).fill_null(True).arg_true().cast(pl.Int64) + 1)
+        cuts = ctx.derived(
+            f"rndcg_cuts_{key}",
+            pl.when(n > m + 1).then(ends.list.concat(pl.concat_list(n))).otherwise(ends),
+        )
         ratio = dcg.list.gather(list_at_most(cuts, n)) / ideal.list.gather(list_at_most(cuts, m))
         # added one by one in rank order, as trec_eval adds them
         total = list_ordered_sum(ratio)
