@@ -258,6 +258,14 @@ class Ctx:
         level = self.level(rel)
         return self.judgments(f"num_rel_{level}", lambda c: c.relevant(level).sum())
 
+    def num_rel_partial(self, rel: int | None = None) -> pl.Expr:
+        """:meth:`num_rel` as the per-query partial that list arithmetic after the group_by reads.
+
+        One column per level, shared by every measure built from partials; elsewhere
+        :meth:`num_rel` itself.
+        """
+        return self.partial(f"num_rel_{self.level(rel)}", self.num_rel(rel))
+
     @property
     def num_ret(self) -> pl.Expr:
         """Number of retrieved documents."""
@@ -404,6 +412,11 @@ def list_running(values: pl.Expr) -> pl.Expr:
     over every query at once, where the same steps inside the aggregation run query by query.
     """
     return values.list.eval(pl.element().cum_sum())
+
+
+def list_running_from_zero(values: pl.Expr) -> pl.Expr:
+    """:func:`list_running` led by ``0.0``, as :func:`running_list` is (read with :func:`running_at`)."""
+    return pl.concat_list(pl.lit(0.0), list_running(values))
 
 
 def list_ordered_sum(values: pl.Expr) -> pl.Expr:

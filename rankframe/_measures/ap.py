@@ -10,7 +10,7 @@ from rankframe._measures._base import (
     Measure,
     Param,
     list_count_at_most,
-    list_running,
+    list_running_from_zero,
     register,
     register_trec,
     running_at,
@@ -28,15 +28,13 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
         # relevant documents within the cutoff (AP, GMAP and map_cut's nine cutoffs)
         level = ctx.level(rel)
         ranks, found_so_far = ctx.hit_rank_lists(rel)
-        # led by 0.0 (see running_list): read at 0 when nothing relevant is found
-        running = ctx.derived(
-            f"ap_running_{level}", pl.concat_list(pl.lit(0.0), list_running(found_so_far / ranks))
-        )
+        # led by 0.0: read at 0 when nothing relevant is found
+        running = ctx.derived(f"ap_running_{level}", list_running_from_zero(found_so_far / ranks))
         if cutoff is None:
             found = ranks.list.len()
         else:
             found = list_count_at_most(ranks, pl.lit(float(cutoff))).cast(pl.Int64)
-        return safe_div(running_at(running, found), ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)))
+        return safe_div(running_at(running, found), ctx.num_rel_partial(rel))
     ranks, found = ctx.hit_ranks(rel, cutoff)
     # the i-th relevant retrieved document (by rank) contributes i / rank, added in rank order
     # as trec_eval does (its bits; reproducible whatever order the rows arrive in)

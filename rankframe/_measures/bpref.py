@@ -33,7 +33,7 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     # in the planner: one sorted list per query, then list arithmetic after the group_by,
     # over every query at once (inside the aggregation each step runs query by query)
     flags = ctx.partial(f"bpref_flags_{level}", relevant.cast(pl.Float64).implode())
-    num_rel = ctx.partial(f"num_rel_{level}", num_rel)
+    num_rel = ctx.num_rel_partial(rel)
     num_nonrel = ctx.partial(f"num_nonrel_{level}", num_nonrel)
     # at each document: the judged non-relevant documents above it (whole numbers), at most R
     above = list_at_most(list_running(1.0 - flags), num_rel)

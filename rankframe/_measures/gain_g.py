@@ -16,6 +16,7 @@ from rankframe._measures._base import (
     list_at_most,
     list_ordered_sum,
     list_running,
+    list_running_from_zero,
     register,
     register_trec,
     safe_div,
@@ -129,9 +130,7 @@ class G(Measure):
         rank = pairs.list.eval(pl.element().struct.field("r"))
         ideal = ctx.partial(f"{key}_ideal", ideal_gains(ctx, gain).implode())
         # the cost of the ideal ranking so far, C_0 = 0, C_1, ..., C_m
-        ideal_cost = pl.concat_list(
-            pl.lit(0.0), list_running(ideal.list.eval(pl.element().clip(lower_bound=1.0)))
-        )
+        ideal_cost = list_running_from_zero(ideal.list.eval(pl.element().clip(lower_bound=1.0)))
         ideal_total = list_ordered_sum(ideal)
         m = ideal.list.len().cast(pl.Int64)
         # past the end of the ideal ranking each rank costs 1: C_min(r, m) + max(r - m, 0)
@@ -191,10 +190,8 @@ class binG(Measure):  # noqa: N801 - the measure's canonical name
         """Return the per-query expression."""
         if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
             ranks, found = ctx.hit_rank_lists(self.rel)
-            level = ctx.level(self.rel)
             terms = 1.0 / (ranks - found + 2.0).list.eval(c_log2(pl.element()))
-            num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(self.rel))
-            return safe_div(list_ordered_sum(terms), num_rel)
+            return safe_div(list_ordered_sum(terms), ctx.num_rel_partial(self.rel))
         ranks, found = ctx.hit_ranks(self.rel)
         # the k-th relevant document at rank r has r - k non-relevant documents above it
         before = (ranks - found).cast(pl.Float64)

@@ -121,7 +121,7 @@ def _infap_from_lists(ctx: Ctx, rel: int | None, relevant: pl.Expr, pooled: pl.E
         f"infap_keys_{level}",
         (ctx.rank.cast(pl.Int64) * 4 + kind).filter(pooled).sort().cast(pl.Float64).implode(),
     )
-    num_rel = ctx.partial(f"num_rel_{level}", ctx.num_rel(rel))
+    num_rel = ctx.num_rel_partial(rel)
     rank = keys // 4.0
     kind = keys - rank * 4.0
     is_rel = kind * (kind - 1.0) * 0.5  # 1.0 for kind 2, else 0.0

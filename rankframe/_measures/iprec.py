@@ -38,7 +38,7 @@ def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
         return (
             ctx.derived(f"iprec_curve_{level}", curve.list.concat(pl.lit([0.0]))),
             ranks.list.len().cast(pl.Int64),
-            ctx.partial(f"num_rel_{level}", ctx.num_rel(rel)),
+            ctx.num_rel_partial(rel),
         )
     ranks, found = ctx.hit_ranks(rel)
     precision = found.cast(pl.Float64) / ranks.cast(pl.Float64)

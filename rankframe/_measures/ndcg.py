@@ -16,7 +16,7 @@ from rankframe._measures._base import (
     c_log2,
     div_const,
     falling_sum,
-    list_running,
+    list_running_from_zero,
     log2p1,
     ordered_sum,
     register,
@@ -150,7 +150,7 @@ def _running_dcg(gains: pl.Expr) -> pl.Expr:
     """
     positions = pl.int_ranges(2, gains.list.len() + 2, dtype=pl.Int64).cast(pl.List(pl.Float64))
     terms = gains / positions.list.eval(c_log2(pl.element()))
-    return pl.concat_list(pl.lit(0.0), list_running(terms))
+    return list_running_from_zero(terms)
 
 
 @register

@@ -284,8 +284,7 @@ class RnDCG(Measure):
         ratio = dcg.list.gather(list_at_most(cuts, n)) / ideal.list.gather(list_at_most(cuts, m))
         # added one by one in rank order, as trec_eval adds them
         total = list_ordered_sum(ratio)
-        level = ctx.level(None)
-        defined = (m > 0) & (ctx.partial(f"num_rel_{level}", ctx.num_rel()) > 0)
+        defined = (m > 0) & (ctx.num_rel_partial() > 0)
         # one nDCG per cut: their count is the R levels, plus the end of a longer ranking
         return pl.when(defined).then(total / cuts.list.len()).otherwise(0.0)
 

@@ -69,7 +69,7 @@ class Rprec(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
-            num_rel = ctx.partial(f"num_rel_{ctx.level(self.rel)}", ctx.num_rel(self.rel))
+            num_rel = ctx.num_rel_partial(self.rel)
             return safe_div(list_count_at_most(ctx.hit_rank_lists(self.rel)[0], num_rel), num_rel)
         at_r = (ctx.rank <= ctx.num_rel(self.rel)).fill_null(False)
         return safe_div((ctx.relevant(self.rel) & at_r).sum(), ctx.num_rel(self.rel))
@@ -137,7 +137,7 @@ class RprecMult(Measure):
             return k.clip(-(2.0**62), 2.0**62).cast(pl.Int64)
 
         if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
-            k = cutoff(ctx.partial(f"num_rel_{ctx.level(self.rel)}", ctx.num_rel(self.rel)))
+            k = cutoff(ctx.num_rel_partial(self.rel))
             hits = list_count_at_most(ctx.hit_rank_lists(self.rel)[0], k)
             return pl.when(k >= 1).then(hits / k).otherwise(0.0)
         within = (ctx.rank <= cutoff(ctx.num_rel(self.rel))).fill_null(False)
