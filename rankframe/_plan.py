@@ -381,12 +381,13 @@ def hits_plan(
     )
 
     stats: dict[str, pl.Expr] = {}
+    lists: dict[str, pl.Expr] = {}
     partials: dict[str, pl.Expr] = {}
     derived: dict[str, pl.Expr] = {}
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
         partials=partials, derived_columns=derived, judgment_stats=stats,
-        n_ret=pl.col(N_RET).first(),
+        judgment_lists=lists, n_ret=pl.col(N_RET).first(),
     )
     exprs, post = [], []
     for m in measures:
@@ -394,12 +395,16 @@ def hits_plan(
         (post if _uses_partials(e) else exprs).append(e)
 
     present = "_judged"
-    per_query = _judgment_side(qrels, judged, stats, qrels_keys, present, checks=checks)
+    qkey = [*qrels_keys, Q]
+    per_query = _judgment_side(qrels, judged, {**stats, **lists}, qrels_keys, present, checks=checks)
     if cache is not None:
-        key = (level, tuple(stats), checks, tuple(qrels_keys))
+        key = (level, tuple(stats), tuple(lists), checks, tuple(qrels_keys))
         if key not in cache:
             cache[key] = per_query.collect()
         per_query = cache[key].lazy()
+    # the list statistics join each query's row after the group_by, the others every row
+    judgment_lists = per_query.select(*qkey, *lists)
+    per_query = per_query.drop(*lists)
     filled = [
         pl.col(present).fill_null(False), pl.col(N_RET).fill_null(0),
         *(pl.col(n).fill_null(0) for n in stats),
@@ -434,8 +439,13 @@ def hits_plan(
             .alias(DUP),
         ] if checks else []),
     )
+    if lists:
+        dtypes = judgment_lists.collect_schema()
+        out = out.join(judgment_lists, on=qkey, how="left", nulls_equal=True).with_columns(
+            pl.col(n).fill_null(pl.lit([], dtype=dtypes[n])) for n in lists
+        )
     if post:
-        out = _combine(out, partials, derived, post)
+        out = _combine(out, {**partials, **lists}, derived, post)
     return out
 
 

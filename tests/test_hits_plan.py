@@ -34,6 +34,7 @@ HITS = [
     "P@1", "P@3", "P", "P(rel=2)@2", "R@2", "R", "R(rel=2)@5", "AP", "AP@3", "AP(rel=2)",
     "AP(norm='num_rel_ret')@3", "GMAP", "RR", "RR@2", "RR(rel=2)", "nDCG", "nDCG@3",
     "nDCG(dcg='exp-log2')@5", "nDCG(gains={0: 1.0, 2: 5.0})", "nDCG(gains={1: 0.0, 3: 7.0})@2",
+    "nDCG@21", "nDCG(dcg='exp-log2')@30", "nDCG(gains={0: 1.0, 2: -5.0})@25",
     "Success@1", "Success@3", "Rprec", "Rprec(rel=2)", "RprecMult@0.5", "RprecMult@1.5",
     "NumQ", "NumRet", "NumRet(rel=2)", "NumRel", "NumRelRet", "NumRelRet(rel=2)", "SetP",
     "SetR", "SetF", "SetF(beta=0.5)", "SetP(rel=2)", "SetRelP", "SetAP", "Bpref", "Bpref(rel=2)",

@@ -157,6 +157,9 @@ class Ctx:
     #: Per-query statistics of the judgments (see :meth:`judgments`) that the planner computes
     #: on the qrels alone; ``None``: computed from the rows of the group (the default).
     judgment_stats: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: Per-query list statistics of the judgments (see :meth:`judgment_list`) that the
+    #: planner's hits-only plan computes on the qrels alone and joins after the group_by.
+    judgment_lists: dict[str, pl.Expr] | None = field(default=None, compare=False)
     #: The number of retrieved documents when the group holds only some of them (the planner's
     #: hits-only plan); ``None``: counted from the rows.
     n_ret: pl.Expr | None = None
@@ -219,11 +222,29 @@ class Ctx:
             return stat(self)
         column = f"_qs_{name}"
         if column not in self.judgment_stats:
-            qrels = Ctx(rank=pl.lit(None, dtype=pl.UInt32), rel=self.rel,
-                        relevance_level=self.relevance_level,
-                        grade_position=pl.col(GRADE_POSITION))
-            self.judgment_stats[column] = stat(qrels)
+            self.judgment_stats[column] = stat(self._of_judgments())
         return pl.col(column).first()
+
+    def judgment_list(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+        """Return a per-query list of the query's judgments (retrieved or not), as a partial.
+
+        ``stat(ctx)`` is an aggregation to a list (``implode``) that reads ``ctx.rel`` only and
+        to which the judgments below the measure's :meth:`Measure.hit_level` add nothing: the
+        ideal gains, say. The returned column is read after the group_by, like
+        :meth:`partial`'s: the partial itself in the planner's general plan; in the hits-only
+        plan, computed once on the judgments alone and joined to each query's row after the
+        group_by (a list carried on every row to the aggregation would cost more).
+        """
+        if self.judgment_lists is None:
+            return self.partial(name, stat(self))
+        return _shared(
+            self.judgment_lists, f"_part{self.variant}_qs_{name}", stat(self._of_judgments())
+        )
+
+    def _of_judgments(self) -> Ctx:
+        """The context of :meth:`judgments` statistics: the judgments alone, none retrieved."""
+        return Ctx(rank=pl.lit(None, dtype=pl.UInt32), rel=self.rel,
+                   relevance_level=self.relevance_level, grade_position=pl.col(GRADE_POSITION))
 
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import polars as pl
 
@@ -16,6 +17,7 @@ from rankframe._measures._base import (
     c_log2,
     div_const,
     falling_sum,
+    list_count_at_most,
     list_running_from_zero,
     log2p1,
     ordered_sum,
@@ -142,6 +144,37 @@ def dcg_lists(
     )
 
 
+def hit_dcg_lists(
+    ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr]
+) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
+    """:func:`dcg_lists` for the hits-only plan, where a group holds only some retrieved rows.
+
+    The retrieved documents with a nonzero gain, as one list of (rank, gain) pairs in rank
+    order (the partial), give their ranks and the running DCG over them, led by ``0.0``: the
+    DCG at rank ``k`` is its value after the ranks up to ``k`` (the documents between add
+    ``0.0``, which leaves the bits alone). The ideal gains are a list of the judgments
+    (:meth:`Ctx.judgment_list`). ``gain_of(ctx)``: the gain of a row. Returns (ranks, running
+    DCG, running ideal DCG).
+    """
+    gain = gain_of(ctx)
+    some = ctx.retrieved & (gain != 0)
+    rank = ctx.rank.filter(some)
+    pairs = pl.struct(r=rank.cast(pl.Float64), g=gain.filter(some)).sort_by(rank)
+    pairs = ctx.partial(f"ranked_pairs_{key}", pairs.implode())
+    ranks = ctx.derived(f"ranks_{key}", pairs.list.eval(pl.element().struct.field("r")))
+    terms = pairs.list.eval(
+        pl.element().struct.field("g") / c_log2(pl.element().struct.field("r") + 1.0)
+    )
+    ideal = ctx.judgment_list(
+        f"ideal_gains_{key}", lambda c: ideal_gains(c, gain_of(c)).implode()
+    )
+    return (
+        ranks,
+        ctx.derived(f"dcg_hits_running_{key}", list_running_from_zero(terms)),
+        ctx.derived(f"ideal_running_{key}", _running_dcg(ideal)),
+    )
+
+
 def _running_dcg(gains: pl.Expr) -> pl.Expr:
     """:func:`dcg_running` of a list column of gains in order, as list arithmetic.
 
@@ -215,11 +248,20 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         """Return the per-query expression."""
         gain = gain_expr(ctx, self.dcg, self.gains)
         ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
+        key = f"{self.dcg}_{self.gains}"
         if ctx.partials is not None and not ctx.hits_only:
             # every retrieved row is in the group: the running DCG and ideal DCG lists are
             # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
-            dcg, ideal_dcg = dcg_lists(ctx, f"{self.dcg}_{self.gains}", gain, ranked_gain)
+            dcg, ideal_dcg = dcg_lists(ctx, key, gain, ranked_gain)
             return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
+        if ctx.partials is not None and (self.cutoff is None or self.cutoff > UNROLL_MAX):
+            # hits only, past the unrolled sums: the same lists over the retrieved documents
+            # with a gain, read at each cutoff (one sort per query instead of one per cutoff)
+            ranks, dcg, ideal_dcg = hit_dcg_lists(
+                ctx, key, lambda c: gain_expr(c, self.dcg, self.gains)
+            )
+            at = None if self.cutoff is None else list_count_at_most(ranks, pl.lit(self.cutoff))
+            return safe_div(running_at(dcg, at), running_at(ideal_dcg, self.cutoff))
         ideal = ctx.judgments(
             f"idcg_{self.dcg}_{self.gains}_{self.cutoff}",
             lambda c: ideal_dcg_expr(
