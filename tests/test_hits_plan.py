@@ -42,6 +42,7 @@ HITS = [
     "Judged@2", "Judged", "Unjudged@3", "Unjudged", "HitRate@3", "Hits@2", "Hits", "F1@3", "F1",
     "RelP@3", "Utility(a=2.0,b=-1.0,c=-0.5,d=0.25,num_docs=100)", "binG", "binG(rel=2)",
     "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)",
+    "G", "G(gains={0: 2.0, 3: 1.0})", "G(gains={1: 0.0, 2: 4.0})",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -117,6 +118,10 @@ def test_which_evaluations_take_the_hits_plan(options: dict[str, Any]) -> None:
     assert _plan.hits_level(parse_measures(["AP", "Bpref"]), _plan.Options(), None) == 0
     assert _plan.hits_level(parse_measures(["AP", "ERR@10"]), _plan.Options(), None) is None
     assert _plan.hits_level(parse_measures(["nDCG(judged_only=True)"]), _plan.Options(), None) is None
+    # G with a gain for grade 0 reads those rows; with one for unjudged documents, every row
+    assert _plan.hits_level(parse_measures(["G(gains={0: 2.0})"]), _plan.Options(), None) == 0
+    for gains in ("{-1: 1.0}", "{-2: 0.5}"):
+        assert _plan.hits_level(parse_measures([f"G(gains={gains})"]), _plan.Options(), None) is None
 
 
 @settings(max_examples=max(settings.default.max_examples, 40))

@@ -113,6 +113,17 @@ class G(Measure):
 
     NAME = "G"
     PARAMS = (Param("gains", "gains", None),)
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """Grade 1, or 0 when the map gives grade 0 a gain.
+
+        ``None`` (every row) when it gives a gain to unjudged documents (``-1``, ``-2``).
+        """
+        mapping = dict(self.gains or ())
+        if mapping.get(NONPOOL, 0.0) != 0.0 or mapping.get(UNJUDGED, 0.0) != 0.0:
+            return None
+        return 0 if mapping.get(0, 0.0) != 0.0 else 1
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -128,7 +139,9 @@ class G(Measure):
         pairs = ctx.partial(f"{key}_pairs", pairs.sort_by(ctx.rank.filter(some)).implode())
         got = pairs.list.eval(pl.element().struct.field("g"))
         rank = pairs.list.eval(pl.element().struct.field("r"))
-        ideal = ctx.partial(f"{key}_ideal", ideal_gains(ctx, gain).implode())
+        ideal = ctx.judgment_list(
+            f"{key}_ideal", lambda c: ideal_gains(c, trec_gain(c, self.gains)).implode()
+        )
         # the cost of the ideal ranking so far, C_0 = 0, C_1, ..., C_m
         ideal_cost = list_running_from_zero(ideal.list.eval(pl.element().clip(lower_bound=1.0)))
         ideal_total = list_ordered_sum(ideal)
