@@ -43,6 +43,8 @@ HITS = [
     "RelP@3", "Utility(a=2.0,b=-1.0,c=-0.5,d=0.25,num_docs=100)", "binG", "binG(rel=2)",
     "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)",
     "G", "G(gains={0: 2.0, 3: 1.0})", "G(gains={1: 0.0, 2: 4.0})",
+    "RBP", "RBP(p=0.5)@3", "RBP(rel=2)", "RBP(rel=1,p=0.9)@4", "RBP(gains={1: 3.0, 2: -1.0})",
+    "RBP(gains={0: 0.5})@5",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -122,6 +124,10 @@ def test_which_evaluations_take_the_hits_plan(options: dict[str, Any]) -> None:
     assert _plan.hits_level(parse_measures(["G(gains={0: 2.0})"]), _plan.Options(), None) == 0
     for gains in ("{-1: 1.0}", "{-2: 0.5}"):
         assert _plan.hits_level(parse_measures([f"G(gains={gains})"]), _plan.Options(), None) is None
+        assert _plan.hits_level(parse_measures([f"RBP(gains={gains})"]), _plan.Options(), None) is None
+    # RBP's graded gains read grade 1 up whatever the relevance level; a gain map, grade 0 up
+    assert _plan.hits_level(parse_measures(["RBP"]), _plan.Options(relevance_level=2), None) == 1
+    assert _plan.hits_level(parse_measures(["RBP(gains={1: 2.0})"]), _plan.Options(), None) == 0
 
 
 @settings(max_examples=max(settings.default.max_examples, 40))

@@ -38,6 +38,11 @@ def _last_free(keys: set[int], top: int) -> int | None:
     return grade if grade >= 0 else None
 
 
+def top_grade(ctx: Ctx) -> pl.Expr:
+    """The query's highest judged grade (>= 0), over every judgment, retrieved or not."""
+    return ctx.judgments("top_grade", lambda c: c.rel.filter(c.rel >= 0).max())
+
+
 def normalised_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
     """Gains rescaled into [0, 1] per query, as trec_eval's ``rbp`` does.
 
@@ -49,7 +54,7 @@ def normalised_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl
     mapping = dict(gains or ())
     keys = set(mapping)
     raw = trec_gain(ctx, gains)
-    top = ctx.rel.filter(ctx.rel >= 0).max()
+    top = top_grade(ctx)
     # the grades 0..top that the map leaves at their own value: lowest and highest
     first = _first_free(keys)
     free_min = pl.when(top >= first).then(pl.lit(float(first)))
@@ -129,6 +134,19 @@ class RBP(Measure):
         Param("gains", "gains", None),
     )
     ALIASES = {"rbp": {"rel": 1}}
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """``rel``; grade 1 for graded gains; 0 with a gain map (rescaling may give grade 0 a gain).
+
+        ``None`` (every row) when the map names unjudged documents (``-1``, ``-2``).
+        """
+        if self.rel is not None:
+            return self.rel
+        mapping = dict(self.gains or ())
+        if NONPOOL in mapping or UNJUDGED in mapping:
+            return None
+        return 0 if mapping else 1
 
     def validate(self) -> None:
         """Refuse ``rel`` together with ``gains``."""
@@ -153,7 +171,7 @@ class RBP(Measure):
             else:  # grade / G where G > 1 (the default levels 0..G rescaled); a real division
                 keep = keep & (ctx.rel > 0).fill_null(False)
                 grade = ctx.rel.filter(keep).cast(pl.Float64)
-                top = ctx.rel.filter(ctx.rel >= 0).max().cast(pl.Float64)
+                top = top_grade(ctx).cast(pl.Float64)
                 gain = pl.when(top > 1.0).then(grade / (grade * 0.0 + top)).otherwise(grade)
         else:
             gain = normalised_gain(ctx, self.gains).filter(keep)
@@ -181,7 +199,7 @@ class RBP(Measure):
         ranks = pairs.list.eval(pl.element().struct.field("r"))
         gains = pairs.list.eval(pl.element().struct.field("g"))
         if self.gains is None:  # grades over the query's top grade when it is above 1
-            top = ctx.partial(f"{key}_top", ctx.rel.filter(ctx.rel >= 0).max().cast(pl.Float64))
+            top = ctx.partial(f"{key}_top", top_grade(ctx).cast(pl.Float64))
             gains = pl.when(top > 1.0).then(gains / (gains * 0.0 + top)).otherwise(gains)
         terms = gains * _weights(ranks, self.p)
         return (1.0 - self.p) * list_ordered_sum(terms.list.sort())
