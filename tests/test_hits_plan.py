@@ -44,7 +44,7 @@ HITS = [
     "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)",
     "G", "G(gains={0: 2.0, 3: 1.0})", "G(gains={1: 0.0, 2: 4.0})",
     "RBP", "RBP(p=0.5)@3", "RBP(rel=2)", "RBP(rel=1,p=0.9)@4", "RBP(gains={1: 3.0, 2: -1.0})",
-    "RBP(gains={0: 0.5})@5",
+    "RBP(gains={0: 0.5})@5", "RBPResidual", "RBPResidual(p=0.9)",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"

@@ -18,6 +18,7 @@ import os
 import random
 import shutil
 import warnings
+from fractions import Fraction
 from pathlib import Path
 
 import polars as pl
@@ -352,6 +353,40 @@ def test_gain_measures_match_the_loop_oracle(pairs, level):
         want = oracle(codes, grades, pairs, level)
         for name, m in measures.items():
             assert got_map[q, repr(m)] == pytest.approx(want[name], abs=1e-12), (q, name, codes)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.8, 0.9, 0.99])
+def test_rbp_residual_matches_an_exact_sum_relatively(p):
+    # against exact rational arithmetic, relative error: tiny residuals included (only deep
+    # documents unjudged), where a difference from 1 would lose every digit
+    rnd = random.Random(f"resid{p}")
+    qrels, run, want = [], [], {}
+    for q in range(40):
+        deep = q % 4 == 0  # everything judged but the last two of 60
+        qid, n = f"q{q:02d}", 60 if deep else rnd.randint(0, 60)
+        unjudged = {i for i in range(n) if (i >= n - 2 if deep else rnd.random() < 0.5)}
+        for i in range(n):
+            run.append((qid, f"d{i:02d}", float(1000 - i)))
+            if i not in unjudged or rnd.random() < 0.3:  # some unjudged ones are grade -1
+                qrels.append((qid, f"d{i:02d}", -1 if i in unjudged else rnd.randint(0, 2)))
+        qrels.append((qid, "zz", 1))
+        exact_p = Fraction(p)
+        if unjudged:
+            exact = exact_p**n + (1 - exact_p) * sum(exact_p**i for i in unjudged)
+            want[qid] = exact
+    qf = pl.DataFrame(qrels, schema=["query_id", "doc_id", "relevance"], orient="row")
+    rf_ = pl.DataFrame(run, schema=["query_id", "doc_id", "score"], orient="row")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        got = rf.evaluate(qf, rf_, [RBPResidual(p=p)], per_query=True, complete=True)
+    values = dict(zip(got["query_id"].to_list(), got["value"].to_list(), strict=True))
+    if p <= 0.8:  # the tiny residuals are there
+        assert any(v < 1e-5 for v in values.values() if v)
+    for qid, value in values.items():
+        if qid not in want:
+            assert value == 0.0, qid
+        else:
+            assert abs(Fraction(value) - want[qid]) <= want[qid] * Fraction(1, 10**13), qid
 
 
 # --------------------------------------------------------------------------- ir_measures

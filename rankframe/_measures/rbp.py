@@ -224,7 +224,14 @@ class RBPResidual(Measure):
     the RBP the query would gain if every unjudged document, and every document past the end of
     the ranking, were fully relevant. As trec_eval does, the query scores 0 when no retrieved
     document is unjudged (the :math:`p^n` tail then does not count), and also when nothing is
-    retrieved.
+    retrieved. The unjudged ranks fill the gaps between the judged retrieved documents' ranks
+    :math:`j_0 = 0 < j_1 < \dots < j_m < j_{m+1} = n + 1` (grade >= 0), and a gap's geometric
+    sum is closed, so the value is computed as
+
+    .. math:: RBP_{resid} = p^{n} + \sum_{t=0}^{m} p^{j_t} (1 - p^{j_{t+1} - j_t - 1})
+
+    (terms added smallest first): it reads the judged documents only (few per query, where the
+    unjudged ones are most of the ranking), every term positive (no cancellation).
 
     References
     ----------
@@ -245,14 +252,25 @@ class RBPResidual(Measure):
 
     NAME = "RBPResidual"
     PARAMS = (Param("p", "float", 0.8, PERSISTENCE),)
+    HITS_ONLY = True
+    HIT_FLOOR = 0  # the judged documents, relevant or not
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        unjudged = ctx.retrieved & (ctx.rel.is_null() | (ctx.rel < 0))
-        weight = pl.lit(self.p).pow(ctx.rank.filter(unjudged).cast(pl.Float64) - 1.0)
-        tail = pl.lit(self.p).pow(ctx.num_ret.cast(pl.Float64))
-        value = tail + (1.0 - self.p) * fsum(weight)
-        return pl.when(unjudged.any()).then(value).otherwise(0.0)
+        judged = ctx.retrieved & ctx.judged
+        # the judged ranks as one list per query (a partial in the planner); the gaps between
+        # them as list arithmetic, after the group_by there
+        ranks = ctx.partial("judged_ranks", ctx.rank.filter(judged).cast(pl.Float64).implode())
+        n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
+        ranks = ranks.list.sort()
+        before = pl.concat_list(pl.lit(0.0), ranks)
+        after = pl.concat_list(ranks, (n + 1).cast(pl.Float64))
+        start = before.list.eval(_powers(self.p, pl.element()))  # p^(j_t)
+        rest = (after - before - 1.0).list.eval(1.0 - _powers(self.p, pl.element()))
+        terms = (start * rest).list.sort()
+        tail = _powers(self.p, n.cast(pl.Float64))
+        found = ranks.list.len().cast(pl.Int64)
+        return pl.when(found < n).then(tail + list_ordered_sum(terms)).otherwise(0.0)
 
 
 #: Whole powers up to this read a table (see :func:`_powers`).
