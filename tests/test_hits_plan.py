@@ -45,6 +45,8 @@ HITS = [
     "G", "G(gains={0: 2.0, 3: 1.0})", "G(gains={1: 0.0, 2: 4.0})",
     "RBP", "RBP(p=0.5)@3", "RBP(rel=2)", "RBP(rel=1,p=0.9)@4", "RBP(gains={1: 3.0, 2: -1.0})",
     "RBP(gains={0: 0.5})@5", "RBPResidual", "RBPResidual(p=0.9)",
+    "nDCG_rel", "nDCG_rel(gains={0: 1.0, 2: 5.0})", "nDCG_rel(gains={1: 3.0, 3: -2.0})",
+    "RnDCG", "RnDCG(gains={1: 3.0, 2: 9.0})", "RnDCG(gains={0: 2.0, 2: 0.0})",
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -257,7 +259,7 @@ def test_each_measure_alone_equals_the_general_plan(measure: str) -> None:
     # alone, the plan joins only the judgments this measure says it reads (its hit_level):
     # a level too high for what it reads changes its values here
     qrels, run = _seeded(3)
-    for options in ({}, {"complete": True, "relevance_level": 2}, {"depth": 5}):
+    for options in ({}, {"complete": True, "relevance_level": 2}, {"depth": 5}, {"relevance_level": 0}):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rf.RankframeWarning)
             got = rf.evaluate(qrels, run, [measure], per_query=True, **options)

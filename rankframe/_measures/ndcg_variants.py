@@ -6,6 +6,8 @@ pairs (``ndcg_rel.1=3,2=9``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import polars as pl
 
 from rankframe._measures._base import (
@@ -21,8 +23,15 @@ from rankframe._measures._base import (
     running_at,
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
-from rankframe._measures.gain_g import ideal_gains, num_ideal, trec_gain
-from rankframe._measures.ndcg import DCG_VARIANTS, dcg_expr, dcg_lists, gain_expr, ideal_dcg_expr
+from rankframe._measures.gain_g import NONPOOL, UNJUDGED, ideal_gains, num_ideal, trec_gain
+from rankframe._measures.ndcg import (
+    DCG_VARIANTS,
+    dcg_expr,
+    dcg_lists,
+    gain_expr,
+    hit_dcg_lists,
+    ideal_dcg_expr,
+)
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
 
@@ -44,6 +53,55 @@ def _running_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl.E
     equal expressions (:meth:`Ctx.partial` checks it).
     """
     return gain_expr(ctx, "log2", None) if gains is None else trec_gain(ctx, gains)
+
+
+def _running_lists(
+    ctx: Ctx, gains: tuple[tuple[int, float], ...] | None
+) -> tuple[Callable[[pl.Expr], pl.Expr], pl.Expr, pl.Expr, pl.Expr]:
+    """The per-query DCG readers of nDCG_rel and RnDCG, shared with nDCG in the planner.
+
+    Returns ``(dcg_at, dcg, ideal, m)``: ``dcg_at(positions)`` the DCG at each of a list
+    column's nondecreasing positions, the DCG of the whole ranking, the running ideal DCG
+    (:func:`running_at` reads it) and the number of ideal documents. Where every retrieved row
+    is in the group, a running DCG at every rank (:func:`dcg_lists`); in the hits-only plan,
+    one over the ranks with a gain (:func:`hit_dcg_lists`), read after the ranks up to each
+    position.
+    """
+    key = _running_key(gains)
+    gain = _running_gain(ctx, gains)
+    if not ctx.hits_only:
+        dcg, ideal = dcg_lists(ctx, key, gain)
+        m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain))
+        return (lambda at: dcg.list.gather(at)), running_at(dcg), ideal, m
+    ranks, dcg, ideal = hit_dcg_lists(ctx, key, lambda c: _running_gain(c, gains))
+    m = (ideal.list.len() - 1).cast(pl.Int64)
+    return (lambda at: dcg.list.gather(_counts_at_most(ranks, at))), running_at(dcg), ideal, m
+
+
+def _gain_level(gains: tuple[tuple[int, float], ...] | None) -> int | None:
+    """The hit level of nDCG_rel and RnDCG: the grades with a gain.
+
+    Grades 1 up, 0 up when the map gives grade 0 a gain; every row when it gives one to
+    unjudged documents (``-1``, ``-2``). (RnDCG's test that the query has a relevant document
+    is a judgment statistic; it matters only where some document has a gain, so at a grade
+    this level keeps.)
+    """
+    mapping = dict(gains or ())
+    if mapping.get(NONPOOL, 0.0) != 0.0 or mapping.get(UNJUDGED, 0.0) != 0.0:
+        return None
+    return 0 if mapping.get(0, 0.0) != 0.0 else 1
+
+
+def _counts_at_most(values: pl.Expr, positions: pl.Expr) -> pl.Expr:
+    """For each of a list column's nondecreasing ``positions``, how many ``values`` are at most it.
+
+    Whole numbers, merged in one sorted list (values as ``2v``, positions as ``2p + 1``): the
+    ``j``-th odd entry (from 0) at index ``i`` has ``i - j`` values at most its position.
+    """
+    twice = (values.cast(pl.List(pl.Float64)) * 2.0)
+    merged = pl.concat_list(twice, positions.cast(pl.List(pl.Float64)) * 2.0 + 1.0)
+    at = (pl.element().sort() % 2.0 == 1.0).arg_true().cast(pl.Int64)
+    return merged.list.eval(at + 1 - at.cum_count().cast(pl.Int64))
 
 
 @register
@@ -193,6 +251,11 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
 
     NAME = "nDCG_rel"
     PARAMS = (Param("gains", "gains", None),)
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """See :func:`_gain_level`."""
+        return _gain_level(self.gains)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -201,15 +264,14 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
         # with nDCG and RnDCG in the planner: inside an aggregation each reference to a sorted
         # expression sorts again, a list partial is computed once)
         key = _running_key(self.gains)
-        dcg, ideal = dcg_lists(ctx, key, gain)
+        dcg_at, dcg, ideal, m = _running_lists(ctx, self.gains)
         hit_rank = ctx.rank.filter(ctx.retrieved & (gain > 0)).sort().cast(pl.Int64)
         at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
-        m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain))
-        ratio = dcg.list.gather(at) / ideal.list.gather(list_at_most(at, m))
+        ratio = dcg_at(at) / ideal.list.gather(list_at_most(at, m))
         # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
         ratio_sum = list_ordered_sum(ratio)
         missed = (m - at.list.len().cast(pl.Int64)).cast(pl.Float64)
-        total = ratio_sum + missed * running_at(dcg) / running_at(ideal)
+        total = ratio_sum + missed * dcg / running_at(ideal)
         return pl.when(m > 0).then((total / m).clip(lower_bound=0.0) + 0.0).otherwise(0.0)
 
 
@@ -260,28 +322,32 @@ class RnDCG(Measure):
 
     NAME = "RnDCG"
     PARAMS = (Param("gains", "gains", None),)
+    HITS_ONLY = True
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """See :func:`_gain_level`."""
+        return _gain_level(self.gains)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = _running_gain(ctx, self.gains)
-        n, m = ctx.num_ret.cast(pl.Int64), num_ideal(ctx, gain)
         # nDCG at each cut from the per-query running DCG and ideal DCG lists (see nDCG_rel).
         # The cuts: the R levels (the run lengths of the sorted ideal gains, added up: each
         # count of ideal documents after which the gain changes; m last), then n if n > m + 1
         key = _running_key(self.gains)
-        dcg, ideal = dcg_lists(ctx, key, gain)
-        n = ctx.partial("num_ret", n)
-        m = ctx.partial(f"num_ideal_{key}", m)
+        dcg_at, _, ideal, m = _running_lists(ctx, self.gains)
+        n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
         # the ideal gains sorted (dcg_lists' partial): the cuts after the group_by, where each
         # position whose gain differs from the next one's (or the last) ends a level
-        gains = ctx.partial(f"ideal_gains_{key}", ideal_gains(ctx, gain).implode())
+        gains = ctx.judgment_list(
+            f"ideal_gains_{key}", lambda c: ideal_gains(c, _running_gain(c, self.gains)).implode()
+        )
         after = pl.element().shift(-1)
         ends = gains.list.eval((pl.element() != after).fill_null(True).arg_true().cast(pl.Int64) + 1)
         cuts = ctx.derived(
             f"rndcg_cuts_{key}",
             pl.when(n > m + 1).then(ends.list.concat(pl.concat_list(n))).otherwise(ends),
         )
-        ratio = dcg.list.gather(list_at_most(cuts, n)) / ideal.list.gather(list_at_most(cuts, m))
+        ratio = dcg_at(list_at_most(cuts, n)) / ideal.list.gather(list_at_most(cuts, m))
         # added one by one in rank order, as trec_eval adds them
         total = list_ordered_sum(ratio)
         defined = (m > 0) & (ctx.num_rel_partial() > 0)
