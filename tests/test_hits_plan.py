@@ -47,6 +47,7 @@ HITS = [
     "RBP(gains={0: 0.5})@5", "RBPResidual", "RBPResidual(p=0.9)",
     "nDCG_rel", "nDCG_rel(gains={0: 1.0, 2: 5.0})", "nDCG_rel(gains={1: 3.0, 3: -2.0})",
     "RnDCG", "RnDCG(gains={1: 3.0, 2: 9.0})", "RnDCG(gains={0: 2.0, 2: 0.0})",
+    "RelString",  # not in the long output: test_relstring_in_the_hits_plan compares it
 ]
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -266,6 +267,27 @@ def test_each_measure_alone_equals_the_general_plan(measure: str) -> None:
             with general_plan():
                 want = rf.evaluate(qrels, run, [measure], per_query=True, **options)
         assert got.equals(want), (measure, options)
+
+
+def test_relstring_in_the_hits_plan_equals_the_general_plan() -> None:
+    # a string, in the per-query wide frame only: "-" for documents absent from the qrels
+    # (not rows of the hits plan), "." for negative grades, grades, cut at k and at the ranking
+    measures = ["RelString", "RelString@3", "RelString@0", "RelString@40", "P@5"]
+    qrels, run = _seeded(5)
+    for options in ({}, {"complete": True}, {"depth": 4}, {"ties": "input"}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", rf.RankframeWarning)
+            prep = _evaluate_module.prepare(qrels, run, measures, **options)
+            assert _plan.hits_level(prep.measures, prep.opts, None) == ANY_GRADE
+            got = _evaluate_module.per_query_wide(prep)
+            with general_plan():
+                want = _evaluate_module.per_query_wide(
+                    _evaluate_module.prepare(qrels, run, measures, **options)
+                )
+        assert got.select(want.columns).equals(want), options
+        shown = got[repr(rf.parse_measure("RelString")[0])]
+        assert shown.str.contains("-", literal=True).any()
+        assert shown.str.contains(".", literal=True).any()
 
 
 def test_hits_plan_agrees_across_engines_and_partitions(tmp_path: Path) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import polars as pl
 
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec
+from rankframe._measures._base import ANY_GRADE, Ctx, Measure, Param, register, register_trec
 from rankframe._measures._trec import double_params
 
 DEFAULT_LENGTH = 10
@@ -53,6 +53,8 @@ class RelString(Measure):
     PARAMS = (Param("cutoff", "int", DEFAULT_LENGTH, (lambda k: k >= 0, "an int >= 0")),)
     AGGREGATE = "none"
     DTYPE = pl.String
+    HITS_ONLY = True
+    HIT_FLOOR = ANY_GRADE  # "." marks a negative grade, "-" a document absent from the qrels
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -64,8 +66,24 @@ class RelString(Measure):
             .otherwise(rel.cast(pl.String))
         )
         keep = ctx.retrieved
-        top = char.filter(keep).sort_by(ctx.rank.filter(keep)).head(self.cutoff)
-        return top.str.join("")
+        if not ctx.hits_only:
+            top = char.filter(keep).sort_by(ctx.rank.filter(keep)).head(self.cutoff)
+            return top.str.join("")
+        # the hits plan holds the judged documents only: theirs, then "-" (absent from the
+        # qrels) at every other rank up to k, merged after the group_by (first per rank)
+        keep = keep & (ctx.rank <= self.cutoff).fill_null(False)
+        rank = ctx.rank.filter(keep).cast(pl.Int64)
+        judged = pl.struct(r=rank, c=char.filter(keep), t=pl.lit(0, pl.Int8))
+        judged = ctx.partial(f"relstring_{self.cutoff}", judged.implode())
+        n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
+        shown = pl.min_horizontal(n, pl.lit(self.cutoff, pl.Int64))
+        absent = pl.int_ranges(1, shown + 1, dtype=pl.Int64).list.eval(
+            pl.struct(r=pl.element(), c=pl.lit("-"), t=pl.lit(1, pl.Int8))
+        )
+        e = pl.element()
+        ordered = e.sort_by(e.struct.field("r"), e.struct.field("t"))
+        first = ordered.filter(ordered.struct.field("r").is_first_distinct()).struct.field("c")
+        return pl.concat_list(judged, absent).list.eval(first).list.join("")
 
 
 def _relstring(values: tuple[float, ...] | None) -> RelString:
