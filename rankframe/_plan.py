@@ -387,7 +387,7 @@ def hits_plan(
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
         partials=partials, derived_columns=derived, judgment_stats=stats,
-        judgment_lists=lists, n_ret=pl.col(N_RET).first(),
+        judgment_lists=lists, n_ret=pl.col(N_RET).first(), few_rows=level >= 1,
     )
     exprs, post = [], []
     for m in measures:

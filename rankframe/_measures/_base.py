@@ -167,6 +167,10 @@ class Ctx:
     #: position when the query's judgments are sorted by grade, highest first (ties in any
     #: order), computed by a window before the group_by (cheaper than ranking inside it).
     grade_position: pl.Expr | None = None
+    #: The groups hold few rows per query (the hits-only plan with the relevant documents
+    #: alone): a sum over the first ranks may be one plain aggregation per rank
+    #: (:func:`unrolled_sum`) rather than a sorted list.
+    few_rows: bool = False
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.

@@ -254,8 +254,10 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
             # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
             dcg, ideal_dcg = dcg_lists(ctx, key, gain, ranked_gain)
             return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
-        if ctx.partials is not None and (self.cutoff is None or self.cutoff > UNROLL_MAX):
-            # hits only, past the unrolled sums: the same lists over the retrieved documents
+        unrolled = ctx.few_rows and self.cutoff is not None and self.cutoff <= UNROLL_MAX
+        if ctx.partials is not None and not unrolled:
+            # hits only, beyond the unrolled sums (a cutoff past them, or the judged
+            # non-relevant rows in the groups too): the same lists over the retrieved documents
             # with a gain, read at each cutoff (one sort per query instead of one per cutoff)
             ranks, dcg, ideal_dcg = hit_dcg_lists(
                 ctx, key, lambda c: gain_expr(c, self.dcg, self.gains)
