@@ -46,6 +46,18 @@ def trec_gain(ctx: Ctx, gains: Gains) -> pl.Expr:
     return expr.otherwise(ctx.rel.cast(pl.Float64))
 
 
+def gain_hit_level(gains: Gains) -> int | None:
+    """The hit level of a measure of :func:`trec_gain` gains: the grades with a gain.
+
+    Grades 1 up, 0 up when the map gives grade 0 a gain; ``None`` (every row) when it gives one
+    to unjudged documents (``-1``, ``-2``).
+    """
+    mapping = dict(gains or ())
+    if mapping.get(NONPOOL, 0.0) != 0.0 or mapping.get(UNJUDGED, 0.0) != 0.0:
+        return None
+    return 0 if mapping.get(0, 0.0) != 0.0 else 1
+
+
 def ranked(ctx: Ctx, values: pl.Expr, keep: pl.Expr | None = None) -> pl.Expr:
     """``values`` of the retrieved rows (or of the rows ``keep``), in rank order.
 
@@ -116,14 +128,8 @@ class G(Measure):
     HITS_ONLY = True
 
     def hit_level(self, relevance_level: int) -> int | None:
-        """Grade 1, or 0 when the map gives grade 0 a gain.
-
-        ``None`` (every row) when it gives a gain to unjudged documents (``-1``, ``-2``).
-        """
-        mapping = dict(self.gains or ())
-        if mapping.get(NONPOOL, 0.0) != 0.0 or mapping.get(UNJUDGED, 0.0) != 0.0:
-            return None
-        return 0 if mapping.get(0, 0.0) != 0.0 else 1
+        """See :func:`gain_hit_level`."""
+        return gain_hit_level(self.gains)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""

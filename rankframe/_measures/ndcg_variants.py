@@ -23,7 +23,7 @@ from rankframe._measures._base import (
     running_at,
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
-from rankframe._measures.gain_g import NONPOOL, UNJUDGED, ideal_gains, num_ideal, trec_gain
+from rankframe._measures.gain_g import gain_hit_level, ideal_gains, num_ideal, trec_gain
 from rankframe._measures.ndcg import (
     DCG_VARIANTS,
     dcg_expr,
@@ -76,20 +76,6 @@ def _running_lists(
     ranks, dcg, ideal = hit_dcg_lists(ctx, key, lambda c: _running_gain(c, gains))
     m = (ideal.list.len() - 1).cast(pl.Int64)
     return (lambda at: dcg.list.gather(_counts_at_most(ranks, at))), running_at(dcg), ideal, m
-
-
-def _gain_level(gains: tuple[tuple[int, float], ...] | None) -> int | None:
-    """The hit level of nDCG_rel and RnDCG: the grades with a gain.
-
-    Grades 1 up, 0 up when the map gives grade 0 a gain; every row when it gives one to
-    unjudged documents (``-1``, ``-2``). (RnDCG's test that the query has a relevant document
-    is a judgment statistic; it matters only where some document has a gain, so at a grade
-    this level keeps.)
-    """
-    mapping = dict(gains or ())
-    if mapping.get(NONPOOL, 0.0) != 0.0 or mapping.get(UNJUDGED, 0.0) != 0.0:
-        return None
-    return 0 if mapping.get(0, 0.0) != 0.0 else 1
 
 
 def _counts_at_most(values: pl.Expr, positions: pl.Expr) -> pl.Expr:
@@ -254,8 +240,8 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
     HITS_ONLY = True
 
     def hit_level(self, relevance_level: int) -> int | None:
-        """See :func:`_gain_level`."""
-        return _gain_level(self.gains)
+        """The grades with a gain (:func:`gain_hit_level`)."""
+        return gain_hit_level(self.gains)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -325,8 +311,8 @@ class RnDCG(Measure):
     HITS_ONLY = True
 
     def hit_level(self, relevance_level: int) -> int | None:
-        """See :func:`_gain_level`."""
-        return _gain_level(self.gains)
+        """The grades with a gain (:func:`gain_hit_level`)."""
+        return gain_hit_level(self.gains)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -350,6 +336,8 @@ class RnDCG(Measure):
         ratio = dcg_at(list_at_most(cuts, n)) / ideal.list.gather(list_at_most(cuts, m))
         # added one by one in rank order, as trec_eval adds them
         total = list_ordered_sum(ratio)
+        # (the number relevant is a judgment statistic: its test matters only where a document
+        # has a gain, m > 0, at a grade the hits plan keeps)
         defined = (m > 0) & (ctx.num_rel_partial() > 0)
         # one nDCG per cut: their count is the R levels, plus the end of a longer ranking
         return pl.when(defined).then(total / cuts.list.len()).otherwise(0.0)
