@@ -58,6 +58,33 @@ def gain_hit_level(gains: Gains) -> int | None:
     return 0 if mapping.get(0, 0.0) != 0.0 else 1
 
 
+def gain_key(gains: Gains) -> str:
+    """The name of the per-query gain lists of :func:`shared_gain` (shared between measures)."""
+    return "log2_None" if gains is None else f"trec_{gains}"
+
+
+def shared_gain(ctx: Ctx, gains: Gains) -> pl.Expr:
+    """trec_eval's gains (:func:`trec_gain`), as one expression per :func:`gain_key`.
+
+    Without a map, nDCG's own expression for the same values (the grade, 0 for missing and
+    negative ones): lists shared between measures are built from equal expressions
+    (:meth:`Ctx.partial` checks it).
+    """
+    return ctx.gain() if gains is None else trec_gain(ctx, gains)
+
+
+def ranked_gain_pairs(ctx: Ctx, key: str, gain: pl.Expr) -> pl.Expr:
+    """The retrieved documents with a nonzero gain: one list of (rank, gain) pairs in rank order.
+
+    A partial named after ``key`` (nDCG's lists in the hits plan, nDCG_rel, RnDCG and G share
+    it); the ranks as floats (field ``r``), the gains (field ``g``).
+    """
+    some = ctx.retrieved & (gain != 0)
+    rank = ctx.rank.filter(some)
+    pairs = pl.struct(r=rank.cast(pl.Float64), g=gain.filter(some)).sort_by(rank)
+    return ctx.partial(f"ranked_pairs_{key}", pairs.implode())
+
+
 def ranked(ctx: Ctx, values: pl.Expr, keep: pl.Expr | None = None) -> pl.Expr:
     """``values`` of the retrieved rows (or of the rows ``keep``), in rank order.
 
@@ -133,20 +160,17 @@ class G(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = trec_gain(ctx, self.gains)
         # only the retrieved documents with a gain add a term: those, in rank order (a zero
-        # gain leaves the running sum S's bits alone). Per query two sorted lists (partials:
-        # (gain, rank) pairs in rank order, the ideal gains), the rest list arithmetic after
-        # the group_by, over every query at once (inside the aggregation each step runs query
-        # by query)
-        some = ctx.retrieved & (gain != 0)
-        key = f"G_{self.gains}"
-        pairs = pl.struct(g=gain.filter(some), r=ctx.rank.filter(some).cast(pl.Int64))
-        pairs = ctx.partial(f"{key}_pairs", pairs.sort_by(ctx.rank.filter(some)).implode())
+        # gain leaves the running sum S's bits alone). Per query two sorted lists (partials
+        # shared with the nDCG family: (rank, gain) pairs in rank order, the ideal gains), the
+        # rest list arithmetic after the group_by, over every query at once (inside the
+        # aggregation each step runs query by query)
+        key = gain_key(self.gains)
+        pairs = ranked_gain_pairs(ctx, key, shared_gain(ctx, self.gains))
         got = pairs.list.eval(pl.element().struct.field("g"))
         rank = pairs.list.eval(pl.element().struct.field("r"))
         ideal = ctx.judgment_list(
-            f"{key}_ideal", lambda c: ideal_gains(c, trec_gain(c, self.gains)).implode()
+            f"ideal_gains_{key}", lambda c: ideal_gains(c, shared_gain(c, self.gains)).implode()
         )
         # the cost of the ideal ranking so far, C_0 = 0, C_1, ..., C_m
         ideal_cost = list_running_from_zero(ideal.list.eval(pl.element().clip(lower_bound=1.0)))
@@ -154,7 +178,7 @@ class G(Measure):
         m = ideal.list.len().cast(pl.Int64)
         # past the end of the ideal ranking each rank costs 1: C_min(r, m) + max(r - m, 0)
         within = list_at_most(rank, m)
-        cost = ideal_cost.list.gather(within) + (rank - within).cast(pl.List(pl.Float64))
+        cost = ideal_cost.list.gather(within.cast(pl.List(pl.Int64))) + (rank - within)
         terms = got / (2.0 + cost - list_running(got)).list.eval(c_log2(pl.element()))
         # running sums in rank (ideal) order, as trec_eval adds them
         total = list_ordered_sum(terms)

@@ -29,7 +29,7 @@ from rankframe._measures._base import (
     unrolled_sum,
 )
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
-from rankframe._measures.gain_g import ideal_gains, ranked
+from rankframe._measures.gain_g import ideal_gains, ranked, ranked_gain_pairs
 
 DCG_VARIANTS = ("log2", "exp-log2")
 
@@ -156,11 +156,7 @@ def hit_dcg_lists(
     (:meth:`Ctx.judgment_list`). ``gain_of(ctx)``: the gain of a row. Returns (ranks, running
     DCG, running ideal DCG).
     """
-    gain = gain_of(ctx)
-    some = ctx.retrieved & (gain != 0)
-    rank = ctx.rank.filter(some)
-    pairs = pl.struct(r=rank.cast(pl.Float64), g=gain.filter(some)).sort_by(rank)
-    pairs = ctx.partial(f"ranked_pairs_{key}", pairs.implode())
+    pairs = ranked_gain_pairs(ctx, key, gain_of(ctx))
     ranks = ctx.derived(f"ranks_{key}", pairs.list.eval(pl.element().struct.field("r")))
     terms = pairs.list.eval(
         pl.element().struct.field("g") / c_log2(pl.element().struct.field("r") + 1.0)

@@ -23,12 +23,18 @@ from rankframe._measures._base import (
     running_at,
 )
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
-from rankframe._measures.gain_g import gain_hit_level, ideal_gains, num_ideal, trec_gain
+from rankframe._measures.gain_g import (
+    gain_hit_level,
+    gain_key,
+    ideal_gains,
+    num_ideal,
+    shared_gain,
+    trec_gain,
+)
 from rankframe._measures.ndcg import (
     DCG_VARIANTS,
     dcg_expr,
     dcg_lists,
-    gain_expr,
     hit_dcg_lists,
     ideal_dcg_expr,
 )
@@ -39,20 +45,6 @@ _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
 def _gain(ctx: Ctx, dcg: str, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
     gain = trec_gain(ctx, gains)
     return pl.lit(2.0).pow(gain) - 1.0 if dcg == "exp-log2" else gain
-
-
-def _running_key(gains: tuple[tuple[int, float], ...] | None) -> str:
-    """The :func:`dcg_lists` key: without a map the gains are nDCG's own (its key for them)."""
-    return "log2_None" if gains is None else f"trec_{gains}"
-
-
-def _running_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl.Expr:
-    """trec_eval's gains, as one expression per key of :func:`_running_key`.
-
-    Without a map, nDCG's own expression for the same values: shared lists are built from
-    equal expressions (:meth:`Ctx.partial` checks it).
-    """
-    return gain_expr(ctx, "log2", None) if gains is None else trec_gain(ctx, gains)
 
 
 def _running_lists(
@@ -67,13 +59,13 @@ def _running_lists(
     one over the ranks with a gain (:func:`hit_dcg_lists`), read after the ranks up to each
     position.
     """
-    key = _running_key(gains)
-    gain = _running_gain(ctx, gains)
+    key = gain_key(gains)
+    gain = shared_gain(ctx, gains)
     if not ctx.hits_only:
         dcg, ideal = dcg_lists(ctx, key, gain)
         m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain))
         return (lambda at: dcg.list.gather(at)), running_at(dcg), ideal, m
-    ranks, dcg, ideal = hit_dcg_lists(ctx, key, lambda c: _running_gain(c, gains))
+    ranks, dcg, ideal = hit_dcg_lists(ctx, key, lambda c: shared_gain(c, gains))
     m = (ideal.list.len() - 1).cast(pl.Int64)
     return (lambda at: dcg.list.gather(_counts_at_most(ranks, at))), running_at(dcg), ideal, m
 
@@ -245,11 +237,11 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = _running_gain(ctx, self.gains)
+        gain = shared_gain(ctx, self.gains)
         # DCG and ideal DCG at each hit's rank, read from the per-query running lists (shared
         # with nDCG and RnDCG in the planner: inside an aggregation each reference to a sorted
         # expression sorts again, a list partial is computed once)
-        key = _running_key(self.gains)
+        key = gain_key(self.gains)
         dcg_at, dcg, ideal, m = _running_lists(ctx, self.gains)
         hit_rank = ctx.rank.filter(ctx.retrieved & (gain > 0)).sort().cast(pl.Int64)
         at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
@@ -319,13 +311,13 @@ class RnDCG(Measure):
         # nDCG at each cut from the per-query running DCG and ideal DCG lists (see nDCG_rel).
         # The cuts: the R levels (the run lengths of the sorted ideal gains, added up: each
         # count of ideal documents after which the gain changes; m last), then n if n > m + 1
-        key = _running_key(self.gains)
+        key = gain_key(self.gains)
         dcg_at, _, ideal, m = _running_lists(ctx, self.gains)
         n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
         # the ideal gains sorted (dcg_lists' partial): the cuts after the group_by, where each
         # position whose gain differs from the next one's (or the last) ends a level
         gains = ctx.judgment_list(
-            f"ideal_gains_{key}", lambda c: ideal_gains(c, _running_gain(c, self.gains)).implode()
+            f"ideal_gains_{key}", lambda c: ideal_gains(c, shared_gain(c, self.gains)).implode()
         )
         after = pl.element().shift(-1)
         ends = gains.list.eval((pl.element() != after).fill_null(True).arg_true().cast(pl.Int64) + 1)
