@@ -12,6 +12,7 @@ from rankframe._measures._base import (
     Param,
     fsum,
     list_ordered_sum,
+    list_sorted,
     register,
     register_trec,
 )
@@ -193,7 +194,7 @@ class RBP(Measure):
         rank = ctx.rank.filter(keep).cast(pl.Float64)
         if self.gains is None and self.rel is not None:  # a gain of 1.0
             ranks = ctx.partial(f"{key}_ranks", rank.implode())
-            return (1.0 - self.p) * list_ordered_sum(_weights(ranks, self.p).list.sort())
+            return (1.0 - self.p) * list_ordered_sum(list_sorted(_weights(ranks, self.p)))
         value = ctx.rel.filter(keep).cast(pl.Float64) if self.gains is None else gain
         pairs = ctx.partial(f"{key}_pairs", pl.struct(r=rank, g=value).implode())
         ranks = pairs.list.eval(pl.element().struct.field("r"))
@@ -202,7 +203,7 @@ class RBP(Measure):
             top = ctx.partial(f"{key}_top", top_grade(ctx).cast(pl.Float64))
             gains = pl.when(top > 1.0).then(gains / (gains * 0.0 + top)).otherwise(gains)
         terms = gains * _weights(ranks, self.p)
-        return (1.0 - self.p) * list_ordered_sum(terms.list.sort())
+        return (1.0 - self.p) * list_ordered_sum(list_sorted(terms))
 
 
 @register
@@ -262,12 +263,12 @@ class RBPResidual(Measure):
         # them as list arithmetic, after the group_by there
         ranks = ctx.partial("judged_ranks", ctx.rank.filter(judged).cast(pl.Float64).implode())
         n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
-        ranks = ranks.list.sort()
+        ranks = list_sorted(ranks)
         before = pl.concat_list(pl.lit(0.0), ranks)
         after = pl.concat_list(ranks, (n + 1).cast(pl.Float64))
         start = before.list.eval(_powers(self.p, pl.element()))  # p^(j_t)
         rest = (after - before - 1.0).list.eval(1.0 - _powers(self.p, pl.element()))
-        terms = (start * rest).list.sort()
+        terms = list_sorted(start * rest)
         tail = _powers(self.p, n.cast(pl.Float64))
         found = ranks.list.len().cast(pl.Int64)
         return pl.when(found < n).then(tail + list_ordered_sum(terms)).otherwise(0.0)
