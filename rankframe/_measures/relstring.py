@@ -70,20 +70,31 @@ class RelString(Measure):
             top = char.filter(keep).sort_by(ctx.rank.filter(keep)).head(self.cutoff)
             return top.str.join("")
         # the hits plan holds the judged documents only: theirs, then "-" (absent from the
-        # qrels) at every other rank up to k, merged after the group_by (first per rank)
+        # qrels) at every other rank up to k, merged after the group_by (first per rank). As
+        # numbers until the last step: 16 * rank + a code per character (FILLER for the "-"
+        # filled in, above the others, so a judged document comes first at its rank)
         keep = keep & (ctx.rank <= self.cutoff).fill_null(False)
-        rank = ctx.rank.filter(keep).cast(pl.Int64)
-        judged = pl.struct(r=rank, c=char.filter(keep), t=pl.lit(0, pl.Int8))
+        code = (
+            pl.when(rel.is_null()).then(pl.lit(12))
+            .when(rel < 0).then(pl.lit(11))
+            .when(rel > 9).then(pl.lit(10))
+            .otherwise(rel)
+        ).cast(pl.Int64)
+        judged = (ctx.rank.cast(pl.Int64) * 16 + code).filter(keep)
         judged = ctx.partial(f"relstring_{self.cutoff}", judged.implode())
         n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
         shown = pl.min_horizontal(n, pl.lit(self.cutoff, pl.Int64))
-        absent = pl.int_ranges(1, shown + 1, dtype=pl.Int64).list.eval(
-            pl.struct(r=pl.element(), c=pl.lit("-"), t=pl.lit(1, pl.Int8))
-        )
-        e = pl.element()
-        ordered = e.sort_by(e.struct.field("r"), e.struct.field("t"))
-        first = ordered.filter(ordered.struct.field("r").is_first_distinct()).struct.field("c")
-        return pl.concat_list(judged, absent).list.eval(first).list.join("")
+        absent = pl.int_ranges(1, shown + 1, dtype=pl.Int64) * 16 + FILLER
+        ordered = pl.element().sort()
+        codes = ordered.filter((ordered // 16).is_first_distinct()) % 16
+        chars = pl.element().replace_strict(list(CHARS), list(CHARS.values()), return_dtype=pl.String)
+        # (mapped in a list.eval of its own: one elementwise step over every list at once)
+        return pl.concat_list(judged, absent).list.eval(codes).list.eval(chars).list.join("")
+
+
+#: The characters of :class:`RelString` by code (grades 0-9, then ">", ".", "-"; FILLER "-").
+FILLER = 15
+CHARS = {**{g: str(g) for g in range(10)}, 10: ">", 11: ".", 12: "-", FILLER: "-"}
 
 
 def _relstring(values: tuple[float, ...] | None) -> RelString:
