@@ -314,8 +314,9 @@ class RnDCG(Measure):
         key = gain_key(self.gains)
         dcg_at, _, ideal, m = _running_lists(ctx, self.gains)
         n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
-        # the ideal gains sorted (dcg_lists' partial): the cuts after the group_by, where each
-        # position whose gain differs from the next one's (or the last) ends a level
+        # the ideal gains sorted (the judgment list nDCG's lists read too): the cuts after the
+        # group_by, where each position whose gain differs from the next one's (or the last)
+        # ends a level
         gains = ctx.judgment_list(
             f"ideal_gains_{key}", lambda c: ideal_gains(c, shared_gain(c, self.gains)).implode()
         )
