@@ -259,8 +259,8 @@ class Ctx:
     def hits_only(self) -> bool:
         """The group holds only the judged retrieved rows (and each query's rank-1 row).
 
-        The planner's hits-only plan: a few rows per query, where one plain aggregation per
-        rank (:func:`unrolled_sum`) costs less than sorting; over every retrieved row it costs more.
+        The planner's hits-only plan: the judgments' statistics come from :meth:`judgments`
+        and :meth:`judgment_list`; :attr:`few_rows` says whether per-rank sums pay there.
         """
         return self.judgment_stats is not None
 

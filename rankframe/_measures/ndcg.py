@@ -59,7 +59,7 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
 
     Added in rank order with C's ``log2``, as trec_eval does: its bits.
     """
-    if cutoff is not None and cutoff <= UNROLL_MAX and ctx.hits_only:
+    if cutoff is not None and cutoff <= UNROLL_MAX and ctx.few_rows:
         return _dcg_by_position(gain, ctx.rank, cutoff)
     keep = ctx.retrieved
     if cutoff is not None:
@@ -122,14 +122,15 @@ def ideal_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
 
 
 def dcg_lists(
-    ctx: Ctx, key: str, gain: pl.Expr, ranked_gain: pl.Expr | None = None
+    ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr], ranked_gain: pl.Expr | None = None
 ) -> tuple[pl.Expr, pl.Expr]:
     """The running DCG and ideal DCG lists of the query, as partials named after ``key``.
 
     Measures that name the same gains with the same ``key`` (nDCG's ``"{dcg}_{gains}"``)
-    share one list of each. ``ranked_gain``: the gain down the ranking when it differs from
-    ``gain`` (the tie-averaged gain of the "average" policy).
+    share one list of each. ``gain_of(ctx)``: the gain of a row; ``ranked_gain``: the gain
+    down the ranking when it differs from it (the tie-averaged gain of the "average" policy).
     """
+    gain = gain_of(ctx)
     ranked_gain = gain if ranked_gain is None else ranked_gain
     if ctx.partials is None:  # one aggregation (a user's own group_by)
         return dcg_running(ctx, ranked_gain), ideal_running(ctx, gain)
@@ -137,11 +138,20 @@ def dcg_lists(
     # discounts and running sums are list arithmetic after the group_by, over every query at
     # once (inside the aggregation C's log2 is a table lookup run query by query)
     down = ctx.partial(f"ranked_gains_{key}", ranked(ctx, ranked_gain).implode())
-    ideal = ctx.partial(f"ideal_gains_{key}", ideal_gains(ctx, gain).implode())
     return (
         ctx.derived(f"dcg_running_{key}", _running_dcg(down)),
-        ctx.derived(f"ideal_running_{key}", _running_dcg(ideal)),
+        ideal_running_list(ctx, key, gain_of),
     )
+
+
+def ideal_gain_list(ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+    """The query's ideal gains (:func:`ideal_gains`) as one judgment list named after ``key``."""
+    return ctx.judgment_list(f"ideal_gains_{key}", lambda c: ideal_gains(c, gain_of(c)).implode())
+
+
+def ideal_running_list(ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+    """The running ideal DCG over :func:`ideal_gain_list`, led by ``0.0`` (a derived value)."""
+    return ctx.derived(f"ideal_running_{key}", _running_dcg(ideal_gain_list(ctx, key, gain_of)))
 
 
 def hit_dcg_lists(
@@ -161,13 +171,10 @@ def hit_dcg_lists(
     terms = pairs.list.eval(
         pl.element().struct.field("g") / c_log2(pl.element().struct.field("r") + 1.0)
     )
-    ideal = ctx.judgment_list(
-        f"ideal_gains_{key}", lambda c: ideal_gains(c, gain_of(c)).implode()
-    )
     return (
         ranks,
         ctx.derived(f"dcg_hits_running_{key}", list_running_from_zero(terms)),
-        ctx.derived(f"ideal_running_{key}", _running_dcg(ideal)),
+        ideal_running_list(ctx, key, gain_of),
     )
 
 
@@ -248,7 +255,9 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         if ctx.partials is not None and not ctx.hits_only:
             # every retrieved row is in the group: the running DCG and ideal DCG lists are
             # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
-            dcg, ideal_dcg = dcg_lists(ctx, key, gain, ranked_gain)
+            dcg, ideal_dcg = dcg_lists(
+                ctx, key, lambda c: gain_expr(c, self.dcg, self.gains), ranked_gain
+            )
             return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
         unrolled = ctx.few_rows and self.cutoff is not None and self.cutoff <= UNROLL_MAX
         if ctx.partials is not None and not unrolled:

@@ -7,6 +7,7 @@ pairs (``ndcg_rel.1=3,2=9``).
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import polars as pl
 
@@ -26,7 +27,6 @@ from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
 from rankframe._measures.gain_g import (
     gain_hit_level,
     gain_key,
-    ideal_gains,
     num_ideal,
     shared_gain,
     trec_gain,
@@ -37,6 +37,7 @@ from rankframe._measures.ndcg import (
     dcg_lists,
     hit_dcg_lists,
     ideal_dcg_expr,
+    ideal_gain_list,
 )
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
@@ -60,12 +61,12 @@ def _running_lists(
     position.
     """
     key = gain_key(gains)
-    gain = shared_gain(ctx, gains)
+    gain_of = partial(shared_gain, gains=gains)
     if not ctx.hits_only:
-        dcg, ideal = dcg_lists(ctx, key, gain)
-        m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain))
+        dcg, ideal = dcg_lists(ctx, key, gain_of)
+        m = ctx.partial(f"num_ideal_{key}", num_ideal(ctx, gain_of(ctx)))
         return (lambda at: dcg.list.gather(at)), running_at(dcg), ideal, m
-    ranks, dcg, ideal = hit_dcg_lists(ctx, key, lambda c: shared_gain(c, gains))
+    ranks, dcg, ideal = hit_dcg_lists(ctx, key, gain_of)
     m = (ideal.list.len() - 1).cast(pl.Int64)
     return (lambda at: dcg.list.gather(_counts_at_most(ranks, at))), running_at(dcg), ideal, m
 
@@ -317,9 +318,7 @@ class RnDCG(Measure):
         # the ideal gains sorted (the judgment list nDCG's lists read too): the cuts after the
         # group_by, where each position whose gain differs from the next one's (or the last)
         # ends a level
-        gains = ctx.judgment_list(
-            f"ideal_gains_{key}", lambda c: ideal_gains(c, shared_gain(c, self.gains)).implode()
-        )
+        gains = ideal_gain_list(ctx, key, lambda c: shared_gain(c, self.gains))
         after = pl.element().shift(-1)
         ends = gains.list.eval((pl.element() != after).fill_null(True).arg_true().cast(pl.Int64) + 1)
         cuts = ctx.derived(
