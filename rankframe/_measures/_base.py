@@ -439,6 +439,15 @@ def list_running(values: pl.Expr) -> pl.Expr:
     return values.list.eval(pl.element().cum_sum())
 
 
+def list_positions(values: pl.Expr) -> pl.Expr:
+    """Per query, each value's position in its list from 0, as floats (``0.0, 1.0, ...``).
+
+    The running count of a list's values less one, without a running sum (which runs list by
+    list).
+    """
+    return pl.int_ranges(0, values.list.len()).cast(pl.List(pl.Float64))
+
+
 def list_running_from_zero(values: pl.Expr) -> pl.Expr:
     """:func:`list_running` led by ``0.0``, as :func:`running_list` is (read with :func:`running_at`)."""
     return pl.concat_list(pl.lit(0.0), list_running(values))

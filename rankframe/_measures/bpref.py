@@ -41,7 +41,8 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     # the relevant documents' terms in rank order, trec_eval's order of addition (a
     # non-relevant document's term is 0.0, which leaves the running sum's bits alone)
     terms = (1.0 - above / divisor) * flags
-    return safe_div(list_ordered_sum(terms), num_rel)
+    # one column that Bpref and GMBpref both read (each would compute it again)
+    return ctx.derived(f"bpref_{level}", safe_div(list_ordered_sum(terms), num_rel))
 
 
 def _bpref_value(

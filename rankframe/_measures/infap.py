@@ -10,6 +10,7 @@ from rankframe._measures._base import (
     Measure,
     Param,
     list_ordered_sum,
+    list_positions,
     list_running,
     ordered_sum,
     register,
@@ -128,10 +129,10 @@ def _infap_from_lists(ctx: Ctx, rel: int | None, relevant: pl.Expr, pooled: pl.E
     is_judged = kind - is_rel  # 1.0 for kinds 1 and 2
     rel_above = list_running(is_rel) - is_rel
     judged_above = list_running(is_judged) - is_judged
-    pooled_above = list_running(kind * 0.0 + 1.0) - 1.0
+    pooled_above = list_positions(keys)
     above = rank - 1.0
     # at rank 1 the estimate is 1 / 1 + 0 (above is 0: its divisor becomes 1, no 0 / 0)
-    at_least_one = above + (1.0 - above).list.eval(pl.element().clip(lower_bound=0.0))
+    at_least_one = above.list.eval(pl.element().clip(lower_bound=1.0))
     estimate = 1.0 / rank + (above / rank) * (pooled_above / at_least_one) * (
         (rel_above + INFAP_EPSILON) / (judged_above + 2 * INFAP_EPSILON)
     )

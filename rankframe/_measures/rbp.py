@@ -231,7 +231,7 @@ class RBPResidual(Measure):
 
     .. math:: RBP_{resid} = p^{n} + \sum_{t=0}^{m} p^{j_t} (1 - p^{j_{t+1} - j_t - 1})
 
-    (terms added smallest first): it reads the judged documents only (few per query, where the
+    (positive terms, summed in any order): it reads the judged documents only (few per query, where the
     unjudged ones are most of the ranking), every term positive (no cancellation).
 
     References
@@ -268,10 +268,12 @@ class RBPResidual(Measure):
         after = pl.concat_list(ranks, (n + 1).cast(pl.Float64))
         start = before.list.eval(_powers(self.p, pl.element()))  # p^(j_t)
         rest = (after - before - 1.0).list.eval(1.0 - _powers(self.p, pl.element()))
-        terms = list_sorted(start * rest)
+        # positive terms: any order of addition is accurate (Polars' vectorised list sum, not
+        # a running sum, which runs list by list)
+        terms = (start * rest).list.sum()
         tail = _powers(self.p, n.cast(pl.Float64))
         found = ranks.list.len().cast(pl.Int64)
-        return pl.when(found < n).then(tail + list_ordered_sum(terms)).otherwise(0.0)
+        return pl.when(found < n).then(tail + terms).otherwise(0.0)
 
 
 #: Whole powers up to this read a table (see :func:`_powers`).
