@@ -28,6 +28,7 @@ from rankframe._measures.gain_g import (
     gain_hit_level,
     gain_key,
     num_ideal,
+    ranked_gain_pairs,
     shared_gain,
     trec_gain,
 )
@@ -69,6 +70,38 @@ def _running_lists(
     ranks, dcg, ideal = hit_dcg_lists(ctx, key, gain_of)
     m = (ideal.list.len() - 1).cast(pl.Int64)
     return (lambda at: dcg.list.gather(_counts_at_most(ranks, at))), running_at(dcg), ideal, m
+
+
+def _positive_hits(
+    ctx: Ctx, gains: tuple[tuple[int, float], ...] | None, dcg_at: Callable[[pl.Expr], pl.Expr]
+) -> tuple[pl.Expr, pl.Expr]:
+    """nDCG_rel's points: the ranks with a positive gain (ascending, Int64), the DCG at each.
+
+    The ranks are those of the retrieved documents with a positive gain; ``dcg_at`` comes
+    from :func:`_running_lists`. In the hits-only plan both come from the (rank, gain) pair
+    list itself: the running DCG after a pair is the DCG at its rank, so the pairs with a
+    positive gain are picked by their positions (a filter and gathers, where reading the DCG
+    at arbitrary ranks merges and sorts list by list).
+    """
+    key = gain_key(gains)
+    gain_of = partial(shared_gain, gains=gains)
+    if not ctx.hits_only:
+        hit_rank = ctx.rank.filter(ctx.retrieved & (gain_of(ctx) > 0)).sort().cast(pl.Int64)
+        at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
+        return at, dcg_at(at)
+    ranks, dcg, _ = hit_dcg_lists(ctx, key, gain_of)
+    pairs = ranked_gain_pairs(ctx, key, gain_of(ctx))
+    # each pair's position from 1 (its index in the running DCG), pushed past SKIP when its
+    # gain is not positive (whole numbers, exact), then filtered
+    positions = pl.int_ranges(1, pairs.list.len() + 1).cast(pl.List(pl.Float64))
+    not_positive = pairs.list.eval((pl.element().struct.field("g") <= 0).cast(pl.Float64))
+    picked = (positions + not_positive * _SKIP).list.filter(pl.element() < _SKIP)
+    picked = picked.cast(pl.List(pl.Int64))
+    return ranks.list.gather(picked - 1).cast(pl.List(pl.Int64)), dcg.list.gather(picked)
+
+
+#: Above any position in a list (see :func:`_positive_hits`).
+_SKIP = float(2**40)
 
 
 def _counts_at_most(values: pl.Expr, positions: pl.Expr) -> pl.Expr:
@@ -238,15 +271,12 @@ class nDCG_rel(Measure):  # noqa: N801 - the measure's canonical name
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = shared_gain(ctx, self.gains)
         # DCG and ideal DCG at each hit's rank, read from the per-query running lists (shared
         # with nDCG and RnDCG in the planner: inside an aggregation each reference to a sorted
         # expression sorts again, a list partial is computed once)
-        key = gain_key(self.gains)
         dcg_at, dcg, ideal, m = _running_lists(ctx, self.gains)
-        hit_rank = ctx.rank.filter(ctx.retrieved & (gain > 0)).sort().cast(pl.Int64)
-        at = ctx.partial(f"gain_hit_ranks_{key}", hit_rank.implode())
-        ratio = dcg_at(at) / ideal.list.gather(list_at_most(at, m))
+        at, dcg_at_hits = _positive_hits(ctx, self.gains, dcg_at)
+        ratio = dcg_at_hits / ideal.list.gather(list_at_most(at, m))
         # trec_eval's arithmetic: running sums in rank order, (missed * dcg) / idcg
         ratio_sum = list_ordered_sum(ratio)
         missed = (m - at.list.len().cast(pl.Int64)).cast(pl.Float64)
