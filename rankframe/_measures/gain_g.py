@@ -168,7 +168,8 @@ class G(Measure):
         key = gain_key(self.gains)
         pairs = ranked_gain_pairs(ctx, key, shared_gain(ctx, self.gains))
         got = pairs.list.eval(pl.element().struct.field("g"))
-        rank = pairs.list.eval(pl.element().struct.field("r"))
+        # (the ranks as the nDCG family reads them: one column in the planner)
+        rank = ctx.derived(f"ranks_{key}", pairs.list.eval(pl.element().struct.field("r")))
         ideal = ctx.judgment_list(
             f"ideal_gains_{key}", lambda c: ideal_gains(c, shared_gain(c, self.gains)).implode()
         )
