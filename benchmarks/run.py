@@ -228,6 +228,17 @@ def pressure() -> dict[str, float]:
     return out
 
 
+def cpu_times() -> tuple[int, int]:
+    """(steal, total) clock ticks of all CPUs since boot (Linux /proc/stat), or (0, 0)."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    # user nice system idle iowait irq softirq steal [guest guest_nice: counted in user/nice]
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
 def wait_for_quiet(max_load: float, max_wait: float, log) -> float:  # noqa: ANN001
     """Wait (up to max_wait s) until the 1-minute load average is <= max_load."""
     deadline = time.monotonic() + max_wait
@@ -247,6 +258,7 @@ def measure(tool: str, data: Path, timeout: float) -> dict:
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         load = os.getloadavg()[0]
         psi0 = pressure()
+        cpu0 = cpu_times()
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, env=env, cwd=REPO)
         deadline = t0 + timeout
@@ -261,6 +273,7 @@ def measure(tool: str, data: Path, timeout: float) -> dict:
             time.sleep(0.005)
         wall = time.perf_counter() - t0
         psi1 = pressure()
+        cpu1 = cpu_times()
         proc.returncode = os.waitstatus_to_exitcode(status)
         out.seek(0)
         err.seek(0)
@@ -275,6 +288,8 @@ def measure(tool: str, data: Path, timeout: float) -> dict:
         "load1_before": load,
         "cpu_stall": psi1.get("cpu", 0) - psi0.get("cpu", 0),
         "mem_stall": psi1.get("memory", 0) - psi0.get("memory", 0),
+        # the share of the machine's CPU time the hypervisor gave to other guests
+        "steal": (cpu1[0] - cpu0[0]) / max(cpu1[1] - cpu0[1], 1),
     }
     lines = [ln for ln in stdout.splitlines() if ln.startswith("RESULT ")]
     if proc.returncode == 0 and lines:
@@ -377,13 +392,14 @@ def table(records: list[dict], tools: list[str]) -> tuple[str, dict]:
             "cpu": statistics.median(r["user"] + r["sys"] for r in rs),
             "load": statistics.median(r["load1_before"] for r in rs),
             "mem_stall": max(r["mem_stall"] for r in rs),
+            "steal": max(r.get("steal", 0.0) for r in rs),
         }
     ref_means = next((r["means"] for r in ok.get(REF, [])), None)
     head = (
         "| tool | runs | wall median (s) | wall min (s) | in-process median (s) | CPU median (s) "
         "| peak RSS median (MiB) | speed vs pytrec_eval | RSS vs pytrec_eval | means agree "
-        "| load before (median) | max mem stall (s) |\n"
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|"
+        "| load before (median) | max mem stall (s) | max CPU steal |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|"
     )
     lines = [head]
     ref = summary.get(REF)
@@ -391,7 +407,7 @@ def table(records: list[dict], tools: list[str]) -> tuple[str, dict]:
         errs = [r for r in records if r["tool"] == t and "error" in r]
         if t not in summary:
             msg = errs[0]["error"] if errs else "not run"
-            lines.append(f"| {t} | 0 | - | - | - | - | - | - | - | failed: {msg} | - | - |")
+            lines.append(f"| {t} | 0 | - | - | - | - | - | - | - | failed: {msg} | - | - | - |")
             continue
         s = summary[t]
         speed = f"{ref['wall'] / s['wall']:.2f}x" if ref else "-"
@@ -409,7 +425,7 @@ def table(records: list[dict], tools: list[str]) -> tuple[str, dict]:
         lines.append(
             f"| {t} | {s['n']} | {s['wall']:.2f} | {s['wall_min']:.2f} | {s['work']:.2f} | "
             f"{s['cpu']:.2f} | {s['rss'] / 2**20:.0f} | {speed} | {rss} | {verdict} | "
-            f"{s['load']:.1f} | {s['mem_stall']:.1f} |"
+            f"{s['load']:.1f} | {s['mem_stall']:.1f} | {s['steal']:.0%} |"
         )
     return "\n".join(lines), summary
 
@@ -523,7 +539,8 @@ def main(argv: list[str] | None = None) -> None:
                 log(
                     f"round {rnd} {tool:12s} wall {rec['wall']:6.2f} s  cpu "
                     f"{rec['user'] + rec['sys']:6.2f} s  rss {rec['rss'] / 2**20:6.0f} MiB  load "
-                    f"{rec['load1_before']:.1f}  mem stall {rec['mem_stall']:.1f} s  [{ph}]"
+                    f"{rec['load1_before']:.1f}  mem stall {rec['mem_stall']:.1f} s  steal "
+                    f"{rec['steal']:.0%}  [{ph}]"
                 )
 
     md, summary = table(records, tools)
@@ -557,7 +574,9 @@ def main(argv: list[str] | None = None) -> None:
             "In-process: the same without the imports. CPU: user + sys of the child. Load: "
             "1-minute load average before each measurement (other work on the machine); mem "
             "stall: seconds some task waited on memory during the measurement (PSI), a sign of "
-            "memory pressure from elsewhere.",
+            "memory pressure from elsewhere; CPU steal: the share of the machine's CPU time "
+            "the hypervisor gave to other guests during the measurement (/proc/stat), which "
+            "slows every tool measured then.",
             means_line,
             mach,
             args.note,
