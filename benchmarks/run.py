@@ -239,16 +239,36 @@ def cpu_times() -> tuple[int, int]:
     return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
 
 
-def wait_for_quiet(max_load: float, max_wait: float, log) -> float:  # noqa: ANN001
-    """Wait (up to max_wait s) until the 1-minute load average is <= max_load."""
+def steal_now(seconds: float = 2.0) -> float:
+    """The share of CPU time stolen by the hypervisor while every core spins for ``seconds``.
+
+    (An idle guest shows little steal: the hypervisor takes the cores from a guest that wants
+    them, so the probe keeps them busy, one spinning process per core.)
+    """
+    spin = f"import time\nt = time.monotonic() + {seconds}\nwhile time.monotonic() < t: pass"
+    s0, t0 = cpu_times()
+    procs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(os.cpu_count() or 1)]
+    for proc in procs:
+        proc.wait()
+    s1, t1 = cpu_times()
+    return (s1 - s0) / max(t1 - t0, 1)
+
+
+def wait_for_quiet(max_load: float, max_steal: float, max_wait: float, log) -> float:  # noqa: ANN001
+    """Wait (up to max_wait s) until the 1-minute load average is <= max_load and the CPU
+    steal over 2 s is <= max_steal."""
     deadline = time.monotonic() + max_wait
     while True:
         load = os.getloadavg()[0]
-        if load <= max_load or time.monotonic() > deadline:
-            if load > max_load:
-                log(f"  note: load {load:.1f} > {max_load} after waiting {max_wait:.0f} s; measuring anyway")
+        steal = steal_now() if load <= max_load else 1.0
+        if (load <= max_load and steal <= max_steal) or time.monotonic() > deadline:
+            if load > max_load or steal > max_steal:
+                log(
+                    f"  note: load {load:.1f} (max {max_load}), steal {steal:.0%} (max "
+                    f"{max_steal:.0%}) after waiting {max_wait:.0f} s; measuring anyway"
+                )
             return load
-        time.sleep(5)
+        time.sleep(3)
 
 
 def measure(tool: str, data: Path, timeout: float) -> dict:
@@ -491,7 +511,15 @@ def main(argv: list[str] | None = None) -> None:
         default=1.5,
         help="wait for the 1-minute load average to drop to this before each measurement",
     )
-    p.add_argument("--max-wait", type=float, default=180, help="longest wait for --max-load (s)")
+    p.add_argument(
+        "--max-steal",
+        type=float,
+        default=0.2,
+        help="and for the CPU steal (the hypervisor's share, over 2 s) to drop to this fraction",
+    )
+    p.add_argument(
+        "--max-wait", type=float, default=180, help="longest wait for --max-load/--max-steal (s)"
+    )
     p.add_argument("--no-append", action="store_true", help="do not append to RESULTS.md")
     p.add_argument("--note", default="", help="a line to add under the table in RESULTS.md")
     p.add_argument("--worker", help=argparse.SUPPRESS)
@@ -525,7 +553,7 @@ def main(argv: list[str] | None = None) -> None:
         shift = rnd % len(tools) if args.order == "rotate" else 0
         for tool in tools[shift:] + tools[:shift]:
             avail = wait_for_memory(args.min_free_gib, log)
-            wait_for_quiet(args.max_load, args.max_wait, log)
+            wait_for_quiet(args.max_load, args.max_steal, args.max_wait, log)
             rec = measure(tool, data, args.timeout)
             rec["round"] = rnd
             rec["mem_available_gib"] = round(avail, 1)
