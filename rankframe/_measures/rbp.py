@@ -231,8 +231,9 @@ class RBPResidual(Measure):
 
     .. math:: RBP_{resid} = p^{n} + \sum_{t=0}^{m} p^{j_t} (1 - p^{j_{t+1} - j_t - 1})
 
-    (positive terms, summed in any order): it reads the judged documents only (few per query, where the
-    unjudged ones are most of the ranking), every term positive (no cancellation).
+    It reads the judged documents only (few per query, where the unjudged ones are most of the
+    ranking), and every term is non-negative (no cancellation: any order of addition is
+    accurate).
 
     References
     ----------
@@ -268,8 +269,8 @@ class RBPResidual(Measure):
         after = pl.concat_list(ranks, (n + 1).cast(pl.Float64))
         start = before.list.eval(_powers(self.p, pl.element()))  # p^(j_t)
         rest = (after - before - 1.0).list.eval(1.0 - _powers(self.p, pl.element()))
-        # positive terms: any order of addition is accurate (Polars' vectorised list sum, not
-        # a running sum, which runs list by list)
+        # non-negative terms: any order of addition is accurate (Polars' vectorised list sum,
+        # not a running sum, which runs list by list)
         terms = (start * rest).list.sum()
         tail = _powers(self.p, n.cast(pl.Float64))
         found = ranks.list.len().cast(pl.Int64)
