@@ -327,7 +327,7 @@ class Ctx:
         ranks = self.partial(
             f"hit_ranks_{level}", self.rank.filter(hit).sort().cast(pl.Float64).implode()
         )
-        found = pl.int_ranges(1, ranks.list.len() + 1, dtype=pl.Int64).cast(pl.List(pl.Float64))
+        found = list_positions(ranks) + 1.0
         return ranks, found
 
     def only_judged(self) -> Ctx:

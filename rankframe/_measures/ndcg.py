@@ -18,6 +18,7 @@ from rankframe._measures._base import (
     div_const,
     falling_sum,
     list_count_at_most,
+    list_positions,
     list_running_from_zero,
     log2p1,
     ordered_sum,
@@ -184,7 +185,7 @@ def _running_dcg(gains: pl.Expr) -> pl.Expr:
     Each gain over C's ``log2(position + 1)``, added one by one, led by ``0.0``: the same
     operations in the same order, so the same bits.
     """
-    positions = pl.int_ranges(2, gains.list.len() + 2, dtype=pl.Int64).cast(pl.List(pl.Float64))
+    positions = list_positions(gains) + 2.0
     terms = gains / positions.list.eval(c_log2(pl.element()))
     return list_running_from_zero(terms)
 

@@ -19,6 +19,7 @@ from rankframe._measures._base import (
     Param,
     list_at_most,
     list_ordered_sum,
+    list_positions,
     register,
     register_trec,
     running_at,
@@ -93,7 +94,7 @@ def _positive_hits(
     pairs = ranked_gain_pairs(ctx, key, gain_of(ctx))
     # each pair's position from 1 (its index in the running DCG), pushed past SKIP when its
     # gain is not positive (whole numbers, exact), then filtered
-    positions = pl.int_ranges(1, pairs.list.len() + 1).cast(pl.List(pl.Float64))
+    positions = list_positions(pairs) + 1.0
     not_positive = pairs.list.eval((pl.element().struct.field("g") <= 0).cast(pl.Float64))
     picked = (positions + not_positive * _SKIP).list.filter(pl.element() < _SKIP)
     picked = picked.cast(pl.List(pl.Int64))
