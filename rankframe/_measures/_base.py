@@ -291,6 +291,10 @@ class Ctx:
         """
         return self.partial(f"num_rel_{self.level(rel)}", self.num_rel(rel))
 
+    def num_ret_partial(self) -> pl.Expr:
+        """:attr:`num_ret` (Int64) as the per-query partial that list arithmetic reads."""
+        return self.partial("num_ret", self.num_ret.cast(pl.Int64))
+
     @property
     def num_ret(self) -> pl.Expr:
         """Number of retrieved documents."""

@@ -6,6 +6,9 @@ gain-based trec_eval measures (``G``, ``ndcg_rel``, ``Rndcg``, ``dcg``, ``rbp``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
+
 import polars as pl
 
 from rankframe._measures._base import (
@@ -101,6 +104,11 @@ def ideal_gains(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
     return gain.filter(ctx.judged & (gain > 0)).sort(descending=True)
 
 
+def ideal_gain_list(ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+    """The query's ideal gains (:func:`ideal_gains`) as one judgment list named after ``key``."""
+    return ctx.judgment_list(f"ideal_gains_{key}", lambda c: ideal_gains(c, gain_of(c)).implode())
+
+
 def num_ideal(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
     """The length of :func:`ideal_gains`, counted without sorting (Int64)."""
     return (ctx.judged & (gain > 0)).sum().cast(pl.Int64)
@@ -170,9 +178,7 @@ class G(Measure):
         got = pairs.list.eval(pl.element().struct.field("g"))
         # (the ranks as the nDCG family reads them: one column in the planner)
         rank = ctx.derived(f"ranks_{key}", pairs.list.eval(pl.element().struct.field("r")))
-        ideal = ctx.judgment_list(
-            f"ideal_gains_{key}", lambda c: ideal_gains(c, shared_gain(c, self.gains)).implode()
-        )
+        ideal = ideal_gain_list(ctx, key, partial(shared_gain, gains=self.gains))
         # the cost of the ideal ranking so far, C_0 = 0, C_1, ..., C_m
         ideal_cost = list_running_from_zero(ideal.list.eval(pl.element().clip(lower_bound=1.0)))
         ideal_total = list_ordered_sum(ideal)

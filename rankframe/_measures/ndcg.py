@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 import polars as pl
 
@@ -30,7 +31,7 @@ from rankframe._measures._base import (
     unrolled_sum,
 )
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
-from rankframe._measures.gain_g import ideal_gains, ranked, ranked_gain_pairs
+from rankframe._measures.gain_g import ideal_gain_list, ranked, ranked_gain_pairs
 
 DCG_VARIANTS = ("log2", "exp-log2")
 
@@ -145,11 +146,6 @@ def dcg_lists(
     )
 
 
-def ideal_gain_list(ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr]) -> pl.Expr:
-    """The query's ideal gains (:func:`ideal_gains`) as one judgment list named after ``key``."""
-    return ctx.judgment_list(f"ideal_gains_{key}", lambda c: ideal_gains(c, gain_of(c)).implode())
-
-
 def ideal_running_list(ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr]) -> pl.Expr:
     """The running ideal DCG over :func:`ideal_gain_list`, led by ``0.0`` (a derived value)."""
     return ctx.derived(f"ideal_running_{key}", _running_dcg(ideal_gain_list(ctx, key, gain_of)))
@@ -250,24 +246,21 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        gain = gain_expr(ctx, self.dcg, self.gains)
+        gain_of = partial(gain_expr, dcg=self.dcg, gains=self.gains)
+        gain = gain_of(ctx)
         ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
         key = f"{self.dcg}_{self.gains}"
         if ctx.partials is not None and not ctx.hits_only:
             # every retrieved row is in the group: the running DCG and ideal DCG lists are
             # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
-            dcg, ideal_dcg = dcg_lists(
-                ctx, key, lambda c: gain_expr(c, self.dcg, self.gains), ranked_gain
-            )
+            dcg, ideal_dcg = dcg_lists(ctx, key, gain_of, ranked_gain)
             return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
         unrolled = ctx.few_rows and self.cutoff is not None and self.cutoff <= UNROLL_MAX
         if ctx.partials is not None and not unrolled:
             # hits only, beyond the unrolled sums (a cutoff past them, or the judged
             # non-relevant rows in the groups too): the same lists over the retrieved documents
             # with a gain, read at each cutoff (one sort per query instead of one per cutoff)
-            ranks, dcg, ideal_dcg = hit_dcg_lists(
-                ctx, key, lambda c: gain_expr(c, self.dcg, self.gains)
-            )
+            ranks, dcg, ideal_dcg = hit_dcg_lists(ctx, key, gain_of)
             at = None if self.cutoff is None else list_count_at_most(ranks, pl.lit(self.cutoff))
             return safe_div(running_at(dcg, at), running_at(ideal_dcg, self.cutoff))
         ideal = ctx.judgments(

@@ -28,6 +28,7 @@ from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
 from rankframe._measures.gain_g import (
     gain_hit_level,
     gain_key,
+    ideal_gain_list,
     num_ideal,
     ranked_gain_pairs,
     shared_gain,
@@ -39,7 +40,6 @@ from rankframe._measures.ndcg import (
     dcg_lists,
     hit_dcg_lists,
     ideal_dcg_expr,
-    ideal_gain_list,
 )
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
@@ -345,11 +345,11 @@ class RnDCG(Measure):
         # count of ideal documents after which the gain changes; m last), then n if n > m + 1
         key = gain_key(self.gains)
         dcg_at, _, ideal, m = _running_lists(ctx, self.gains)
-        n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
+        n = ctx.num_ret_partial()
         # the ideal gains sorted (the judgment list nDCG's lists read too): the cuts after the
         # group_by, where each position whose gain differs from the next one's (or the last)
         # ends a level
-        gains = ideal_gain_list(ctx, key, lambda c: shared_gain(c, self.gains))
+        gains = ideal_gain_list(ctx, key, partial(shared_gain, gains=self.gains))
         after = pl.element().shift(-1)
         ends = gains.list.eval((pl.element() != after).fill_null(True).arg_true().cast(pl.Int64) + 1)
         cuts = ctx.derived(

@@ -263,7 +263,7 @@ class RBPResidual(Measure):
         # the judged ranks as one list per query (a partial in the planner); the gaps between
         # them as list arithmetic, after the group_by there
         ranks = ctx.partial("judged_ranks", ctx.rank.filter(judged).cast(pl.Float64).implode())
-        n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
+        n = ctx.num_ret_partial()
         ranks = list_sorted(ranks)
         before = pl.concat_list(pl.lit(0.0), ranks)
         after = pl.concat_list(ranks, (n + 1).cast(pl.Float64))

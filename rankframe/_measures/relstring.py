@@ -82,7 +82,7 @@ class RelString(Measure):
         ).cast(pl.Int64)
         judged = (ctx.rank.cast(pl.Int64) * 16 + code).filter(keep)
         judged = ctx.partial(f"relstring_{self.cutoff}", judged.implode())
-        n = ctx.partial("num_ret", ctx.num_ret.cast(pl.Int64))
+        n = ctx.num_ret_partial()
         shown = pl.min_horizontal(n, pl.lit(self.cutoff, pl.Int64))
         absent = pl.int_ranges(1, shown + 1, dtype=pl.Int64) * 16 + FILLER
         ordered = pl.element().sort()
