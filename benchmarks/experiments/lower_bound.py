@@ -1,0 +1,245 @@
+"""Issue 5 experiment (session 13): how fast can an exact plan of the 5 benchmark measures be?
+
+A hand-written Polars plan for nDCG@10, AP, P@10, R@100 and RR, trimmed to what these five
+measures need and no more (it is not the general planner: no other measure, option or input
+form), doing the work every exact, trec_eval-compatible evaluation must do:
+
+* rank each query's documents by (score, doc id) descending: one struct rank over the query
+  window (the cheapest exact form found in sessions 4-13), the count and the duplicate screen
+  in the same window;
+* the checks (a bad run row, a duplicate document per query; a bad judgment, a duplicate
+  judgment per query), so bad input raises instead of giving a wrong number;
+* one inner join of the ranked run with the relevant judgments, plus each query's rank-1 row
+  (the retrieved count and flags of queries without a hit);
+* the judgment side in one group_by: presence, checks and the number of judgments of each
+  grade (the grades read first, a small scan), from which the number relevant and the ideal
+  DCG@10 follow (no window over the judgments: cheaper than rankframe's grade positions, but
+  it needs the grades before the plan is built);
+* per-query values added in trec_eval's order with C's log2 (the same bits as
+  ``rankframe.evaluate``, checked first), then the means.
+
+Every shortcut measured in sessions 4-13 that paid is in it; rankframe's general planner
+(any measure set, options, breakdowns, partitions) does all of this and more, so its time is
+bounded below by this plan's. Each stage is timed by collecting a prefix of the plan (the
+stages overlap in the whole plan), in one process after a warm-up, interleaved with
+``rankframe.evaluate`` and the floor of ``run.py`` (scan + inner join + group_by sum), medians
+over ``--rounds``. ``run.py --tools ...,minimal`` times the whole plan end to end in fresh
+processes beside the other tools.
+
+    python benchmarks/experiments/lower_bound.py --data benchmarks/data/string-10M-k100-s0
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import statistics
+import time
+from pathlib import Path
+
+import polars as pl
+
+Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
+MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
+R, L = pl.col(RANK), pl.col(REL)
+SEED = 0x5EED
+
+
+def div_const(num: pl.Expr, k: float) -> pl.Expr:
+    # a column divided by a scalar is a multiplication by its reciprocal in Polars: divide
+    # by a column of k instead (IEEE division, as trec_eval divides)
+    return num / (num * 0.0 + k)
+
+
+def safe_div(num: pl.Expr, den: pl.Expr) -> pl.Expr:
+    return num / pl.when(den == 0).then(math.inf).otherwise(den) + 0.0
+
+
+def ranked(run: pl.LazyFrame, *, checks: bool, exact: bool = True) -> pl.LazyFrame:
+    """The run with the rank, count and flags; ``exact=False`` ranks by score alone (ties in
+    any order: not trec_eval's numbers, only the cost of a rank without the tie break)."""
+    n = pl.len().over(Q)
+    key = pl.struct(S, D) if exact else pl.col(S)
+    extra = []
+    if checks:
+        bad = pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(S).is_null() | ~pl.col(S).is_finite()
+        extra = [
+            (pl.col(D).hash(seed=SEED).n_unique().over(Q) < n).alias("_dup"),
+            bad.any().over(Q).alias("_bad"),
+        ]
+    return run.with_columns(
+        key.rank("ordinal", descending=True).over(Q).cast(pl.UInt32).alias(RANK),
+        n.alias("_n"),
+        *extra,
+    )
+
+
+def minimal_plan(data: Path, *, checks: bool = True, exact: bool = True) -> pl.LazyFrame:
+    """Per query: flags and the 5 measures (the queries in the run and the qrels)."""
+    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
+    qrels = pl.scan_parquet(data / "qrels.parquet").select(Q, D, L.cast(pl.Int64))
+    judged = qrels.filter(L >= 1)
+    ranked_run = ranked(run, checks=checks, exact=exact).cache()
+    flags = ["_dup", "_bad"] if checks else []
+    hits = ranked_run.select(Q, D, RANK).join(judged, on=[Q, D], how="inner")
+    firsts = ranked_run.filter(R == 1).select(Q, "_n", *flags)
+    gain = L.cast(pl.Float64)
+    run_side = hits.group_by(Q).agg(
+        R.min().alias("_rr"),
+        (R <= 10).sum().alias("_h10"),
+        (R <= 100).sum().alias("_h100"),
+        R.sort().cast(pl.Float64).implode().alias("_ranks"),
+        *[pl.when(R == k).then(gain).otherwise(0.0).sum().alias(f"_g{k}") for k in range(1, 11)],
+    )
+    # the judgment side in one group_by: checks, and the number of judgments of each grade
+    # >= 1 (the grades collected first, a small scan), from which the number relevant and the
+    # ideal gains by position follow after it (no window over the judgments)
+    grades = sorted(qrels.select(L.filter(L >= 1).unique()).collect().to_series().to_list())
+    qrels_checks = (
+        [
+            (pl.col(Q).is_null() | pl.col(D).is_null() | L.is_null()).any().alias("_badq"),
+            (pl.col(D).hash(seed=SEED).n_unique() < pl.len()).alias("_dupq"),
+        ]
+        if checks
+        else []
+    )
+    counts = [(L == g).sum().alias(f"_c{g}") for g in grades]
+    at_least: dict[int, pl.Expr] = {}  # the number of judgments of grade >= g
+    above = pl.lit(0, pl.UInt32)
+    for g in reversed(grades):
+        above = at_least[g] = pl.col(f"_c{g}") + above
+
+    def ideal_gain(k: int) -> pl.Expr:  # the grade at ideal position k: the best g with >= k
+        e = pl.lit(0.0)
+        for g in grades:  # ascending: a higher grade overrides
+            e = pl.when(at_least[g] >= k).then(pl.lit(float(g))).otherwise(e)
+        return e
+
+    judgment_side = (
+        qrels.group_by(Q)
+        .agg(pl.len().alias("_nq"), *qrels_checks, *counts)
+        .with_columns(
+            (at_least[grades[0]] if grades else pl.lit(0, pl.UInt32)).alias("_nrel"),
+            *[ideal_gain(k).alias(f"_i{k}") for k in range(1, 11)],
+        )
+    )
+    per_query = firsts.join(run_side, on=Q, how="left").join(judgment_side, on=Q, how="inner")
+
+    def dcg(prefix: str) -> pl.Expr:  # added rank by rank, as trec_eval adds
+        total = None
+        for k in range(1, 11):
+            term = div_const(pl.col(f"{prefix}{k}").fill_null(0.0), math.log2(k + 1))
+            total = term if total is None else total + term
+        return total
+
+    nrel = pl.col("_nrel").fill_null(0).cast(pl.Float64)
+    ranks = pl.col("_ranks").fill_null(pl.lit([], dtype=pl.List(pl.Float64)))
+    precisions = (pl.int_ranges(0, ranks.list.len()).cast(pl.List(pl.Float64)) + 1.0) / ranks
+    ap_sum = precisions.list.eval(pl.element().cum_sum()).list.last().fill_null(0.0)
+    check_cols = ["_dup", "_bad", "_badq", "_dupq"] if checks else []
+    return per_query.select(
+        Q,
+        *check_cols,
+        safe_div(dcg("_g"), dcg("_i")).alias("nDCG@10"),
+        safe_div(ap_sum, nrel).alias("AP"),
+        div_const(pl.col("_h10").fill_null(0).cast(pl.Float64), 10.0).alias("P@10"),
+        safe_div(pl.col("_h100").fill_null(0).cast(pl.Float64), nrel).alias("R@100"),
+        (1.0 / pl.col("_rr").cast(pl.Float64)).fill_null(0.0).alias("RR"),
+    )
+
+
+def means(data: Path) -> dict[str, float]:
+    """The means of the 5 measures over the evaluated queries (``run.py``'s ``minimal`` tool)."""
+    row = minimal_plan(data).select(pl.col(MEASURES).mean()).collect().row(0, named=True)
+    return {m: float(row[m]) for m in MEASURES}
+
+
+def floor(data: Path) -> pl.DataFrame:  # run.py's floor
+    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
+    rel = pl.scan_parquet(data / "qrels.parquet").select(Q, D, REL).filter(L > 0)
+    return run.join(rel, on=[Q, D], how="inner").group_by(Q).agg(pl.col(S).sum(), L.sum()).collect()
+
+
+def stages(data: Path) -> dict:
+    import rankframe as rf
+
+    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
+    qrels = pl.scan_parquet(data / "qrels.parquet").select(Q, D, L.cast(pl.Int64))
+
+    def hits_and_firsts() -> list[pl.DataFrame]:
+        r = ranked(run, checks=True).cache()
+        hits = r.select(Q, D, RANK).join(qrels.filter(L >= 1), on=[Q, D], how="inner")
+        return pl.collect_all([hits, r.filter(R == 1).select(Q, "_n", "_dup", "_bad")])
+
+    def mean(lf: pl.LazyFrame) -> pl.DataFrame:
+        return lf.select(pl.col(MEASURES).mean()).collect()
+
+    return {
+        "floor (scan + inner join + group_by sum)": lambda: floor(data),
+        "scan of the run columns + query window, count only": lambda: run.select(
+            pl.len().over(Q).sum()
+        ).collect(),
+        "+ (score, doc) struct rank": lambda: ranked(run, checks=False).select(R.sum()).collect(),
+        "+ run checks (duplicate screen, bad rows)": lambda: (
+            ranked(run, checks=True).select(R.sum(), pl.col("_dup").sum(), pl.col("_bad").sum()).collect()
+        ),
+        "+ inner join with the relevant judgments, rank-1 rows": hits_and_firsts,
+        "minimal plan without checks, means": lambda: mean(minimal_plan(data, checks=False)),
+        "minimal plan, means": lambda: mean(minimal_plan(data)),
+        "minimal plan, score-only rank (NOT exact: ties in any order), means": lambda: mean(
+            minimal_plan(data, exact=False)
+        ),
+        "rankframe.evaluate": lambda: rf.evaluate(data / "qrels.parquet", data / "run.parquet", MEASURES),
+    }
+
+
+def check_bits(data: Path) -> str:
+    """The minimal plan's per-query values against rankframe.evaluate's, bit for bit."""
+    import rankframe as rf
+
+    got = minimal_plan(data).collect()
+    flags = got.select(
+        pl.any_horizontal(pl.col("_dup", "_bad", "_badq", "_dupq").fill_null(False)).any()
+    ).item()
+    assert not flags, "the benchmark data has no bad rows"
+    ref = rf.evaluate(data / "qrels.parquet", data / "run.parquet", MEASURES, per_query=True)
+    ref = ref.pivot(on="measure", index=Q, values="value")
+    both = ref.join(got, on=Q, how="full", suffix="_min")
+    assert ref.height == got.height == both.height, (ref.height, got.height, both.height)
+    same = [
+        int((both[m].reinterpret(signed=True) == both[m + "_min"].reinterpret(signed=True)).sum())
+        for m in MEASURES
+    ]
+    assert all(s == ref.height for s in same), dict(zip(MEASURES, same, strict=True))
+    return (
+        f"per-query values equal to rankframe.evaluate bit for bit ({ref.height} queries x {len(MEASURES)})"
+    )
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", type=Path, default=Path("benchmarks/data/string-10M-k100-s0"))
+    p.add_argument("--rounds", type=int, default=5)
+    a = p.parse_args()
+    print(check_bits(a.data))
+    work = stages(a.data)
+    for fn in work.values():  # warm-up (file cache, allocator)
+        fn()
+    times: dict[str, list[float]] = {k: [] for k in work}
+    for _ in range(a.rounds):
+        for k, fn in work.items():
+            t = time.perf_counter()
+            fn()
+            times[k].append(time.perf_counter() - t)
+    fl = statistics.median(times[next(iter(work))])
+    print(f"\n{a.rounds} interleaved rounds, in-process medians, load {os.getloadavg()[0]:.1f}\n")
+    print("| stage | median (s) | min (s) | x floor |")
+    print("|---|---:|---:|---:|")
+    for k, v in times.items():
+        med = statistics.median(v)
+        print(f"| {k} | {med:.3f} | {min(v):.3f} | {med / fl:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
