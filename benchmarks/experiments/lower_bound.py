@@ -35,10 +35,14 @@ import argparse
 import math
 import os
 import statistics
+import sys
 import time
 from pathlib import Path
 
 import polars as pl
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from run import floor_plan  # noqa: E402 (benchmarks/run.py: the floor of its table)
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
@@ -46,6 +50,8 @@ R, L = pl.col(RANK), pl.col(REL)
 SEED = 0x5EED
 
 
+# rankframe._measures._base's div_const and safe_div, written again so that this plan imports
+# Polars alone (run.py's "minimal" worker times its imports as it times the floor's)
 def div_const(num: pl.Expr, k: float) -> pl.Expr:
     # a column divided by a scalar is a multiplication by its reciprocal in Polars: divide
     # by a column of k instead (IEEE division, as trec_eval divides)
@@ -75,15 +81,27 @@ def ranked(run: pl.LazyFrame, *, checks: bool, exact: bool = True) -> pl.LazyFra
     )
 
 
+def inputs(data: Path) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The run and qrels columns the plan reads."""
+    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
+    return run, pl.scan_parquet(data / "qrels.parquet").select(Q, D, L.cast(pl.Int64))
+
+
+def hits_and_firsts(
+    run: pl.LazyFrame, qrels: pl.LazyFrame, *, checks: bool, exact: bool = True
+) -> tuple[pl.LazyFrame, pl.LazyFrame]:
+    """The ranked run's rows with a relevant judgment, and each query's rank-1 row (its count
+    and flags), from one ranked frame read twice through a cache."""
+    ranked_run = ranked(run, checks=checks, exact=exact).cache()
+    hits = ranked_run.select(Q, D, RANK).join(qrels.filter(L >= 1), on=[Q, D], how="inner")
+    firsts = ranked_run.filter(R == 1).select(Q, "_n", *(["_dup", "_bad"] if checks else []))
+    return hits, firsts
+
+
 def minimal_plan(data: Path, *, checks: bool = True, exact: bool = True) -> pl.LazyFrame:
     """Per query: flags and the 5 measures (the queries in the run and the qrels)."""
-    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
-    qrels = pl.scan_parquet(data / "qrels.parquet").select(Q, D, L.cast(pl.Int64))
-    judged = qrels.filter(L >= 1)
-    ranked_run = ranked(run, checks=checks, exact=exact).cache()
-    flags = ["_dup", "_bad"] if checks else []
-    hits = ranked_run.select(Q, D, RANK).join(judged, on=[Q, D], how="inner")
-    firsts = ranked_run.filter(R == 1).select(Q, "_n", *flags)
+    run, qrels = inputs(data)
+    hits, firsts = hits_and_firsts(run, qrels, checks=checks, exact=exact)
     gain = L.cast(pl.Float64)
     run_side = hits.group_by(Q).agg(
         R.min().alias("_rr"),
@@ -159,28 +177,16 @@ def means(data: Path) -> dict[str, float]:
     return {m: float(row[m]) for m in MEASURES}
 
 
-def floor(data: Path) -> pl.DataFrame:  # run.py's floor
-    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
-    rel = pl.scan_parquet(data / "qrels.parquet").select(Q, D, REL).filter(L > 0)
-    return run.join(rel, on=[Q, D], how="inner").group_by(Q).agg(pl.col(S).sum(), L.sum()).collect()
-
-
 def stages(data: Path) -> dict:
     import rankframe as rf
 
-    run = pl.scan_parquet(data / "run.parquet").select(Q, D, S)
-    qrels = pl.scan_parquet(data / "qrels.parquet").select(Q, D, L.cast(pl.Int64))
-
-    def hits_and_firsts() -> list[pl.DataFrame]:
-        r = ranked(run, checks=True).cache()
-        hits = r.select(Q, D, RANK).join(qrels.filter(L >= 1), on=[Q, D], how="inner")
-        return pl.collect_all([hits, r.filter(R == 1).select(Q, "_n", "_dup", "_bad")])
+    run, qrels = inputs(data)
 
     def mean(lf: pl.LazyFrame) -> pl.DataFrame:
         return lf.select(pl.col(MEASURES).mean()).collect()
 
     return {
-        "floor (scan + inner join + group_by sum)": lambda: floor(data),
+        "floor (scan + inner join + group_by sum)": lambda: floor_plan(data).collect(),
         "scan of the run columns + query window, count only": lambda: run.select(
             pl.len().over(Q).sum()
         ).collect(),
@@ -188,7 +194,9 @@ def stages(data: Path) -> dict:
         "+ run checks (duplicate screen, bad rows)": lambda: (
             ranked(run, checks=True).select(R.sum(), pl.col("_dup").sum(), pl.col("_bad").sum()).collect()
         ),
-        "+ inner join with the relevant judgments, rank-1 rows": hits_and_firsts,
+        "+ inner join with the relevant judgments, rank-1 rows": lambda: pl.collect_all(
+            hits_and_firsts(run, qrels, checks=True)
+        ),
         "minimal plan without checks, means": lambda: mean(minimal_plan(data, checks=False)),
         "minimal plan, means": lambda: mean(minimal_plan(data)),
         "minimal plan, score-only rank (NOT exact: ties in any order), means": lambda: mean(
