@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 import rankframe as rf
-from rankframe import _stats
+from rankframe._compare import stats as _stats
 
 
 def make(n_queries: int, n_runs: int, depth: int, seed: int) -> tuple[pl.DataFrame, dict[str, pl.DataFrame]]:

@@ -23,9 +23,9 @@ from pathlib import Path
 import polars as pl
 
 import rankframe as rf
-from rankframe._evaluate import prepare
+from rankframe._engine.evaluate import prepare
+from rankframe._engine.plan import RANK, REL, Q, judged_frame
 from rankframe._measures import REGISTRY, Ctx, Measure, load_all
-from rankframe._plan import RANK, REL, Q, judged_frame
 
 BASELINE = "nDCG@10"
 

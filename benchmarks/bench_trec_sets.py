@@ -54,7 +54,7 @@ t0 = time.perf_counter()
 means = {}
 if tool == "rankframe":
     import rankframe as rf
-    from rankframe._names import NICKNAMES, parse_trec
+    from rankframe._measures._names import NICKNAMES, parse_trec
     t1 = time.perf_counter()
     out = rf.evaluate(f"{data}/qrels.parquet", f"{data}/run.parquet", [name])
     specs = [s for s in NICKNAMES[name] if s != "runid"]  # a string, not a measure

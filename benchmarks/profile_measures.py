@@ -12,9 +12,9 @@ from pathlib import Path
 
 import polars as pl
 
-from rankframe._evaluate import prepare
+from rankframe._engine.evaluate import prepare
+from rankframe._engine.plan import RANK, REL, Q, judged_frame
 from rankframe._measures import Ctx
-from rankframe._plan import RANK, REL, Q, judged_frame
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 

@@ -22,8 +22,8 @@ from pathlib import Path
 import polars as pl
 
 import rankframe
-from rankframe._evaluate import _validate, prepare
-from rankframe._plan import RANK, D, Q, S, judged_frame, per_query_plan, rank_expr
+from rankframe._engine.evaluate import _validate, prepare
+from rankframe._engine.plan import RANK, D, Q, S, judged_frame, per_query_plan, rank_expr
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 

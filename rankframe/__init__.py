@@ -15,14 +15,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rankframe import expr, measures
+from rankframe._engine.evaluate import evaluate, explain
 from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
-from rankframe._evaluate import evaluate, explain
-from rankframe._io import read_judged, read_qrels, read_run
+from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure, load_all
-from rankframe._names import parse_measure, valid_names
+from rankframe._measures._names import parse_measure, valid_names
 
 if TYPE_CHECKING:
-    from rankframe._compare import Comparison, compare
+    from rankframe._compare.comparison import Comparison, compare
 
 load_all()
 
@@ -30,7 +30,7 @@ load_all()
 def __getattr__(name: str) -> Any:
     # significance tests pull in numpy: imported on first use, not with the package
     if name in ("compare", "Comparison"):
-        from rankframe import _compare
+        from rankframe._compare import comparison as _compare
 
         return getattr(_compare, name)
     msg = f"module 'rankframe' has no attribute {name!r}"

@@ -22,7 +22,7 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._measures import Ctx, Measure
-from rankframe._names import parse_measure
+from rankframe._measures._names import parse_measure
 
 __all__ = [
     "auc",

@@ -31,13 +31,13 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankframe._engine.evaluate import MeasureSpec, Prepared, _raw_wide, _warn_coverage, prepare
+from rankframe._engine.partition import bucket, is_count, query_owners, run_files
+from rankframe._engine.plan import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
 from rankframe._errors import InputError, MeasureError
-from rankframe._evaluate import MeasureSpec, Prepared, _raw_wide, _warn_coverage, prepare
-from rankframe._io import column_renames
+from rankframe._io.readers import column_renames
 from rankframe._measures import MIN_GEO_MEAN
-from rankframe._names import parse_measures
-from rankframe._partition import bucket, is_count, query_owners, run_files
-from rankframe._plan import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
+from rankframe._measures._names import parse_measures
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import rankframe as rf
-from rankframe._cli import main
+from rankframe._cli.main import main
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 QRELS = str(DATA / "qrels.dl19-passage.txt")

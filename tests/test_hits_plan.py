@@ -2,7 +2,7 @@
 
 When every requested measure reads only the retrieved documents judged relevant
 (``Measure.HITS_ONLY``), the planner joins only those judgments and takes the number relevant and
-the ideal DCG from the qrels alone (``rankframe._plan.hits_plan``). Here both plans evaluate the
+the ideal DCG from the qrels alone (``rankframe._engine.plan.hits_plan``). Here both plans evaluate the
 same random inputs (ties, unjudged and negative judgments, queries missing on either side,
 several runs, breakdowns, depth, ``complete``) and must agree in every bit, in which queries
 they evaluate, and in their warnings.
@@ -23,11 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
-from rankframe import _evaluate as _evaluate_module
-from rankframe import _plan
+from rankframe._engine import evaluate as _evaluate_module
+from rankframe._engine import plan as _plan
 from rankframe._measures import REGISTRY
 from rankframe._measures._base import ANY_GRADE
-from rankframe._names import parse_measures
+from rankframe._measures._names import parse_measures
 
 #: Every hits-only family with its parameters (cutoffs, levels, gains, normalisations).
 HITS = [

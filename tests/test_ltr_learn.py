@@ -11,6 +11,7 @@ import polars as pl
 import pytest
 
 import rankframe as rf
+from rankframe._cli.learn import add_learn_parser, main
 from rankframe.ltr import (
     TRAINABLE,
     Config,
@@ -24,7 +25,6 @@ from rankframe.ltr import (
     to_frames,
     validation_score,
 )
-from rankframe.ltr._cli import add_learn_parser, main
 
 LETOR = Path(__file__).parent.parent / "data" / "letor"
 MQ_VALI = LETOR / "mq2008-vali.txt"

@@ -23,6 +23,7 @@ import pytest
 
 import rankframe as rf
 from rankframe._errors import MeasureError
+from rankframe._measures._names import parse_measure, parse_trec
 from rankframe._measures.bpref import Bpref, GMBpref
 from rankframe._measures.infap import infAP
 from rankframe._measures.iprec import IPrec, IPrecAvg
@@ -38,7 +39,6 @@ from rankframe._measures.set_measures import (
 )
 from rankframe._measures.success import Success
 from rankframe._measures.utility import Utility
-from rankframe._names import parse_measure, parse_trec
 
 #: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
 SHARED = Path(__file__).resolve().parents[2] / "shared"

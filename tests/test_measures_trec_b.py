@@ -25,7 +25,8 @@ import polars as pl
 import pytest
 
 import rankframe as rf
-from rankframe._evaluate import per_query_wide, prepare
+from rankframe._engine.evaluate import per_query_wide, prepare
+from rankframe._measures._names import parse_measure, parse_trec
 from rankframe._measures.err import ERR
 from rankframe._measures.gain_g import G, binG
 from rankframe._measures.ndcg_variants import DCG, IDCG, RnDCG, nDCG_rel
@@ -33,7 +34,6 @@ from rankframe._measures.ranx_extras import F1, HitRate, Hits
 from rankframe._measures.rbp import RBP, RBPResidual
 from rankframe._measures.relstring import RelString
 from rankframe._measures.unjudged import Judged, Unjudged
-from rankframe._names import parse_measure, parse_trec
 
 #: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -14,7 +14,7 @@ import pytest
 
 import rankframe as rf
 from rankframe._measures import REGISTRY, Measure
-from rankframe._names import NICKNAMES, parse_trec
+from rankframe._measures._names import NICKNAMES, parse_trec
 
 #: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -173,7 +173,7 @@ def test_labels_of_trec_eval_meas_params_test() -> None:
 def test_parse_measure_accepts_objects_and_dedupes_in_order() -> None:
     p5 = M["P"](cutoff=5)
     assert rf.parse_measure(p5) == [p5]
-    from rankframe._names import parse_measures
+    from rankframe._measures._names import parse_measures
 
     assert parse_measures(["P@5", "P_5", "ndcg_cut.5", "nDCG@5", p5]) == [p5, M["nDCG"](cutoff=5)]
 

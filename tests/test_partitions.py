@@ -253,7 +253,7 @@ def test_bad_partitioning(data: tuple, tmp_path: Path) -> None:
 
 
 def test_cli_partitions(data: tuple, tmp_path: Path) -> None:
-    from rankframe._cli import main
+    from rankframe._cli.main import main
 
     qrels, run, _ = data
     _write_by_query(run, tmp_path / "run", 3)

@@ -12,8 +12,7 @@ import polars as pl
 import pytest
 
 from rankframe._errors import InputError
-from rankframe._io import read_trec_run
-from rankframe._prefs import (
+from rankframe._io.prefs import (
     PREFS_COUNTS,
     PREFS_LABELS,
     prefs_per_query,
@@ -21,6 +20,7 @@ from rankframe._prefs import (
     read_prefs,
     read_qrels_prefs,
 )
+from rankframe._io.readers import read_trec_run
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SUITE = SHARED / "conformance" / "trec_eval_test"

@@ -220,7 +220,7 @@ def test_trec_eval_prefs_file(tmp_path: Path) -> None:
 
 
 def test_cli_prefs(tmp_path: Path) -> None:
-    from rankframe._cli import main
+    from rankframe._cli.main import main
 
     prefs = tmp_path / "prefs.txt"
     prefs.write_text("q g s a 1\nq g s b 0\n")

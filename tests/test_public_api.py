@@ -77,8 +77,8 @@ def test_family_without_cutoff_explains_itself() -> None:
 def test_import_leaves_the_significance_tests_for_first_use() -> None:
     # `import rankframe` stays light (numpy comes with rf.compare, on first use)
     code = (
-        "import sys, rankframe as rf; assert 'rankframe._compare' not in sys.modules; "
-        "assert rf.compare.__module__ == 'rankframe._compare'; "
+        "import sys, rankframe as rf; assert 'rankframe._compare.comparison' not in sys.modules; "
+        "assert rf.compare.__module__ == 'rankframe._compare.comparison'; "
         "assert 'compare' in dir(rf) and rf.Comparison.__name__ == 'Comparison'; "
         "from rankframe import compare"
     )

@@ -64,7 +64,7 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 from rankframe._measures import MIN_GEO_MEAN
-from rankframe._names import NICKNAMES, parse_trec
+from rankframe._measures._names import NICKNAMES, parse_trec
 
 # ----------------------------------------------------------------------------- measures
 #: trec_eval spec strings to compare, per pytrec_eval measure. Small cutoffs matter on small

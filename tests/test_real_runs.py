@@ -19,7 +19,7 @@ import polars as pl
 import pytest
 
 import rankframe as rf
-from rankframe._names import parse_trec
+from rankframe._measures._names import parse_trec
 
 #: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
 SHARED = Path(__file__).resolve().parents[2] / "shared"

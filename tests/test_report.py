@@ -14,7 +14,7 @@ import polars as pl
 import pytest
 
 import rankframe as rf
-from rankframe._report import MAX_DIFF_FIGURES, figures, format_table, html_report, save_figures
+from rankframe._compare.report import MAX_DIFF_FIGURES, figures, format_table, html_report, save_figures
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

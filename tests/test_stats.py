@@ -1,4 +1,4 @@
-"""Tests of rankframe._stats against scipy, statsmodels and brute-force numpy oracles."""
+"""Tests of rankframe._compare.stats against scipy, statsmodels and brute-force numpy oracles."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as hs
 from hypothesis.extra import numpy as hnp
 
-from rankframe import _stats as S
+from rankframe._compare import stats as S
 
 # ---------------------------------------------------------------------------------------------
 # data

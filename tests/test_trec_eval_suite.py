@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from rankframe._cli import main
+from rankframe._cli.main import main
 
 #: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from rankframe._evaluate import evaluate
-from rankframe._names import parse_measure
+from rankframe._engine.evaluate import evaluate
+from rankframe._measures._names import parse_measure
 from rankframe.ltr._data import LetorData, to_frames
 from rankframe.ltr._losses import loss_and_grad
 

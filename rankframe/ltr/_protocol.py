@@ -17,9 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import polars as pl
 
+from rankframe._engine.evaluate import evaluate
 from rankframe._errors import MeasureError
-from rankframe._evaluate import evaluate
-from rankframe._names import parse_measure
+from rankframe._measures._names import parse_measure
 from rankframe.ltr._data import LetorData, to_frames
 from rankframe.ltr._linear import TRAINABLE, LinearRanker
 
@@ -153,7 +153,7 @@ class LearnReport:
         rows = []
         if others:
             diffs = np.column_stack([wide[c].to_numpy() - base for c in others])
-            from rankframe._stats import paired_t  # scipy.stats, imported when needed
+            from rankframe._compare.stats import paired_t  # scipy.stats, imported when needed
 
             t, p = paired_t(diffs)
             for j, c in enumerate(others):

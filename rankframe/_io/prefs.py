@@ -30,7 +30,7 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io import (
+from rankframe._io.readers import (
     LINE,
     TREC_QRELS_COLS,
     D,

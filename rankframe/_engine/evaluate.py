@@ -13,11 +13,7 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError, at, warn
-from rankframe._io import LINE, Source, describe, read_judged, read_qrels, read_run
-from rankframe._measures import MIN_GEO_MEAN, Measure
-from rankframe._names import parse_measures
-from rankframe._plan import (
+from rankframe._engine.plan import (
     BAD_QRELS,
     BAD_RUN,
     CHECKS,
@@ -32,7 +28,11 @@ from rankframe._plan import (
     keeps_every_row,
     per_query_plan,
 )
-from rankframe._prefs import preference_pairs, read_prefs_source
+from rankframe._errors import InputError, at, warn
+from rankframe._io.prefs import preference_pairs, read_prefs_source
+from rankframe._io.readers import LINE, Source, describe, read_judged, read_qrels, read_run
+from rankframe._measures import MIN_GEO_MEAN, Measure
+from rankframe._measures._names import parse_measures
 
 MeasureSpec = str | Measure
 
@@ -803,7 +803,7 @@ def evaluate(
         assert read is not None
         # several runs given apart: one plan per run against judgments read once (faster than
         # one plan over the stacked runs, and memory bounded by one run)
-        from rankframe._partition import evaluate_runs
+        from rankframe._engine.partition import evaluate_runs
 
         def prepare_run(name: str) -> Prepared:
             part = prepare(
@@ -820,7 +820,7 @@ def evaluate(
         if output is not None:
             _long(wide, prep.measures, [*prep.keys, Q]).write_parquet(output)
     else:
-        from rankframe._partition import evaluate_parts
+        from rankframe._engine.partition import evaluate_parts
 
         # one named run ({name: path}, as the CLI passes it) keeps its name in each file
         run_name, run_path = None, run

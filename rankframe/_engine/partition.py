@@ -30,8 +30,7 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError
-from rankframe._evaluate import (
+from rankframe._engine.evaluate import (
     Prepared,
     _evaluated,
     _long,
@@ -39,7 +38,8 @@ from rankframe._evaluate import (
     _warn_coverage,
     report_progress,
 )
-from rankframe._plan import Q
+from rankframe._engine.plan import Q
+from rankframe._errors import InputError
 
 #: The seed of the query hash that assigns buckets (fixed: buckets are reproducible).
 HASH_SEED = 0x5EED

@@ -4,13 +4,13 @@ Five subcommands:
 
 * ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R FORMAT]
   [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
-  :mod:`rankframe._trec_eval`);
+  :mod:`rankframe._trec_eval.driver`);
 * ``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` compares runs side by side, as an
   aligned table for people or as a tidy frame (csv, tsv, json, jsonl, parquet) for pipelines;
 * ``rankframe compare QRELS RUN RUN... -m MEASURE...`` tests the runs against each other (see
   :func:`rankframe.compare`);
 * ``rankframe learn DATA --test FILE ...`` trains linear rankers per loss, selects each on
-  validation and tests once (see :mod:`rankframe.ltr._cli`);
+  validation and tests once (see :mod:`rankframe._cli.learn`);
 * ``rankframe measures`` lists the registered measures.
 
 Measure names are parsed by the library's parser and the list of measures comes from the
@@ -34,19 +34,19 @@ from typing import Any
 
 import polars as pl
 
+from rankframe._cli.learn import _positive_int, add_learn_parser
+from rankframe._engine.evaluate import evaluate
+from rankframe._engine.plan import TIE_POLICIES
 from rankframe._errors import MeasureError, RankframeError
-from rankframe._evaluate import evaluate
 from rankframe._measures import TREC_NAMES, Measure, families, load_all
-from rankframe._names import NICKNAMES, parse_measures
-from rankframe._plan import TIE_POLICIES
-from rankframe._trec_eval import (
+from rankframe._measures._names import NICKNAMES, parse_measures
+from rankframe._trec_eval.driver import (
     PREFS_NICKNAMES,
     REL_FORMATS,
     RESULTS_FORMATS,
     TREC_NICKNAMES,
     trec_eval,
 )
-from rankframe.ltr._cli import _positive_int, add_learn_parser
 
 PROG = "rankframe"
 
@@ -221,7 +221,7 @@ COMPARE_FORMATS = ("table", "markdown", "latex", "csv", "json")
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
-    from rankframe._compare import compare
+    from rankframe._compare.comparison import compare
 
     if len(args.inputs) < 3:
         msg = f"compare needs a QRELS file and at least two RUN files{_files_in_measures_hint(args)}."
@@ -495,7 +495,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_compare(sub: Any) -> None:
-    from rankframe._compare import CORRECTIONS, TESTS
+    from rankframe._compare.comparison import CORRECTIONS, TESTS
 
     cp = sub.add_parser(
         "compare",

@@ -210,7 +210,7 @@ def add_learn_parser(subparsers: Any) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``learn`` on its own (``python -m rankframe.ltr._cli DATA ...``); returns the exit status."""
+    """Run ``learn`` on its own (``python -m rankframe._cli.learn DATA ...``); returns the exit status."""
     parser = argparse.ArgumentParser(prog=PROG)
     sub = parser.add_subparsers(dest="command")
     add_learn_parser(sub)

@@ -11,9 +11,9 @@ the ``all`` block only.
 With ``-Z`` (z-scores) every per-query value is replaced by its distance to a reference mean in
 reference standard deviations, and the ``all`` block aggregates those z-scores (see
 :func:`zscore_values`). With ``-R qrels_jg`` the judgments carry judgment groups and only the
-``*_avgjg`` measures (plus ``runid`` and ``num_q``) are computed (see :mod:`rankframe._jg`).
+``*_avgjg`` measures (plus ``runid`` and ``num_q``) are computed (see :mod:`rankframe._trec_eval.qrels_jg`).
 
-The numbers come from the library (:func:`rankframe._evaluate.prepare` and the planner); this
+The numbers come from the library (:func:`rankframe._engine.evaluate.prepare` and the planner); this
 module only selects, orders and formats.
 """
 
@@ -27,14 +27,9 @@ from pathlib import Path
 
 import polars as pl
 
+from rankframe._engine.evaluate import aggregate, per_query_wide, prepare
 from rankframe._errors import InputError, MeasureError, at, warn
-from rankframe._evaluate import aggregate, per_query_wide, prepare
-from rankframe._io import REL, Q, Source, _lines, describe, read_run
-from rankframe._jg import FORMAT_FREE, JG_NICKNAME, JG_TREC_NAMES, per_query_jg
-from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure, load_all
-from rankframe._measures.counts import NumQ
-from rankframe._names import NICKNAMES, trec_split
-from rankframe._prefs import (
+from rankframe._io.prefs import (
     PREFS_COUNTS,
     PREFS_LABELS,
     prefs_per_query,
@@ -42,6 +37,11 @@ from rankframe._prefs import (
     read_prefs,
     read_qrels_prefs,
 )
+from rankframe._io.readers import REL, Q, Source, _lines, describe, read_run
+from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure, load_all
+from rankframe._measures._names import NICKNAMES, trec_split
+from rankframe._measures.counts import NumQ
+from rankframe._trec_eval.qrels_jg import FORMAT_FREE, JG_NICKNAME, JG_TREC_NAMES, per_query_jg
 
 #: trec_eval 10.0's measure table, in the order it evaluates and prints measures.
 TABLE_ORDER: tuple[str, ...] = (

@@ -2,7 +2,7 @@
 
 :func:`compare` evaluates every run on the same queries (one plan, :func:`rankframe.evaluate`
 with ``per_query=True``), lays each measure out as a query x run matrix and runs the requested
-paired test on every compared pair at once (:mod:`rankframe._stats`). The result,
+paired test on every compared pair at once (:mod:`rankframe._compare.stats`). The result,
 :class:`Comparison`, holds tidy frames and renders them as a terminal table, Markdown, LaTeX,
 CSV, JSON, plots and a self-contained HTML report.
 """
@@ -21,9 +21,9 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from rankframe._engine.evaluate import MeasureSpec, Source, _named_runs, evaluate
 from rankframe._errors import MeasureError, warn
-from rankframe._evaluate import MeasureSpec, Source, _named_runs, evaluate
-from rankframe._names import parse_measures
+from rankframe._measures._names import parse_measures
 
 TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
@@ -87,7 +87,7 @@ class Comparison:
 
         A run's cell carries the letters of the runs it is significantly better than.
         """
-        from rankframe import _report
+        from rankframe._compare import report as _report
 
         return _report.format_table(
             self.summary, self.pairs, fmt=fmt, by=self.by, digits=digits, alpha=self.alpha,
@@ -175,7 +175,7 @@ class Comparison:
 
     def figures(self) -> dict[str, Any]:
         """The report's plots as matplotlib figures, by name (needs ``rankframe[report]``)."""
-        from rankframe import _report
+        from rankframe._compare import report as _report
 
         return _report.figures(
             self.summary, self.pairs, self.per_query, curves=self.curves(), cutoffs=self.cutoffs(),
@@ -184,14 +184,14 @@ class Comparison:
 
     def save_figures(self, directory: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
         """Write every plot of :meth:`figures` to ``directory`` as PNG and SVG files."""
-        from rankframe import _report
+        from rankframe._compare import report as _report
 
         Path(directory).mkdir(parents=True, exist_ok=True)
         return _report.save_figures(self.figures(), Path(directory), formats=tuple(formats))
 
     def to_html(self, path: str | Path | None = None, *, title: str = "rankframe comparison") -> str | None:
         """A self-contained HTML report (tables and inline SVG plots, nothing fetched at view time)."""
-        from rankframe import _report
+        from rankframe._compare import report as _report
 
         text = _report.html_report(
             self.summary, self.pairs, self.per_query, curves=self.curves(), cutoffs=self.cutoffs(),
@@ -323,7 +323,7 @@ def compare(
     >>> c.pairs.select("baseline", "run", "diff", "wins", "losses").row(0)
     ('a', 'b', -0.75, 0, 3)
     """
-    from rankframe import _stats  # scipy.stats: imported when a comparison is made (0.5 s)
+    from rankframe._compare import stats as _stats  # scipy.stats: imported when a comparison is made (0.5 s)
 
     if test not in TESTS:
         msg = f"Unknown test {test!r}; choose one of {', '.join(TESTS)}."
@@ -514,7 +514,7 @@ def _test_pairs(
     bar: _Bar | None,
 ) -> list[dict[str, Any]]:
     """Test every pair of one (group, measure) matrix at once; rows of the pairs frame."""
-    from rankframe import _stats
+    from rankframe._compare import stats as _stats
 
     base = np.array([i for i, _ in pairs_idx])
     other = np.array([j for _, j in pairs_idx])

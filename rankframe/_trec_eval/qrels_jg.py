@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from rankframe._engine.evaluate import _validate, per_query_wide, prepare
 from rankframe._errors import InputError
-from rankframe._evaluate import _validate, per_query_wide, prepare
-from rankframe._io import LINE, REL, D, Q, Source, _read_bytes, _split_fields, _to_number, read_qrels
+from rankframe._io.readers import LINE, REL, D, Q, Source, _read_bytes, _split_fields, _to_number, read_qrels
 from rankframe._measures._trec import TrecParser, double_cutoffs, long_cutoffs, single
 from rankframe._measures.ap import AP
 from rankframe._measures.precision import P
@@ -107,7 +107,7 @@ def per_query_jg(
     qrels
         ``qrels_jg`` judgments (see :func:`read_qrels_jg`).
     run
-        The run, as read by :func:`rankframe._io.read_run`.
+        The run, as read by :func:`rankframe._io.readers.read_run`.
     measures
         Per-group measures (from :data:`JG_TREC_NAMES`, plus format-free ones such as
         ``NumQ``).
