@@ -12,15 +12,9 @@ import polars as pl
 import pytest
 
 from rankframe._errors import InputError
-from rankframe._io.prefs import (
-    PREFS_COUNTS,
-    PREFS_LABELS,
-    prefs_per_query,
-    prefs_summary,
-    read_prefs,
-    read_qrels_prefs,
-)
+from rankframe._io.prefs import read_prefs, read_qrels_prefs
 from rankframe._io.readers import read_trec_run
+from rankframe._trec_eval.prefs import PREFS_COUNTS, PREFS_LABELS, prefs_per_query, prefs_summary
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 SUITE = SHARED / "conformance" / "trec_eval_test"

@@ -13,6 +13,7 @@ from typing import Any
 
 import polars as pl
 
+from rankframe._engine.pairs import preference_pairs
 from rankframe._engine.plan import (
     BAD_QRELS,
     BAD_RUN,
@@ -29,7 +30,7 @@ from rankframe._engine.plan import (
     per_query_plan,
 )
 from rankframe._errors import InputError, at, warn
-from rankframe._io.prefs import preference_pairs, read_prefs_source
+from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import LINE, Source, describe, read_judged, read_qrels, read_run
 from rankframe._measures import MIN_GEO_MEAN, Measure
 from rankframe._measures._names import parse_measures

@@ -29,18 +29,12 @@ import polars as pl
 
 from rankframe._engine.evaluate import aggregate, per_query_wide, prepare
 from rankframe._errors import InputError, MeasureError, at, warn
-from rankframe._io.prefs import (
-    PREFS_COUNTS,
-    PREFS_LABELS,
-    prefs_per_query,
-    prefs_summary,
-    read_prefs,
-    read_qrels_prefs,
-)
+from rankframe._io.prefs import read_prefs, read_qrels_prefs
 from rankframe._io.readers import REL, Q, Source, _lines, describe, read_run
 from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure, load_all
 from rankframe._measures._names import NICKNAMES, trec_split
 from rankframe._measures.counts import NumQ
+from rankframe._trec_eval.prefs import PREFS_COUNTS, PREFS_LABELS, prefs_per_query, prefs_summary
 from rankframe._trec_eval.qrels_jg import FORMAT_FREE, JG_NICKNAME, JG_TREC_NAMES, per_query_jg
 
 #: trec_eval 10.0's measure table, in the order it evaluates and prints measures.
