@@ -26,8 +26,8 @@ import rankframe as rf
 from rankframe._engine import evaluate as _evaluate_module
 from rankframe._engine import plan as _plan
 from rankframe._measures import REGISTRY
-from rankframe._measures._base import ANY_GRADE
 from rankframe._measures._names import parse_measures
+from rankframe._measures._params import ANY_GRADE
 
 #: Every hits-only family with its parameters (cutoffs, levels, gains, normalisations).
 HITS = [

@@ -50,7 +50,7 @@ R, L = pl.col(RANK), pl.col(REL)
 SEED = 0x5EED
 
 
-# rankframe._measures._base's div_const and safe_div, written again so that this plan imports
+# rankframe._measures._arith's div_const and safe_div, written again so that this plan imports
 # Polars alone (run.py's "minimal" worker times its imports as it times the floor's)
 def div_const(num: pl.Expr, k: float) -> pl.Expr:
     # a column divided by a scalar is a multiplication by its reciprocal in Polars: divide

@@ -24,7 +24,7 @@ import polars as pl
 
 from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, Ctx, Measure
-from rankframe._measures._base import GRADE_POSITION
+from rankframe._measures._params import GRADE_POSITION
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 TARGET = "_target"

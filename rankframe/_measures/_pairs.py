@@ -37,10 +37,16 @@ earlier items with a smaller target (discordant) and with a larger or equal one.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, safe_div
+from rankframe._measures._arith import safe_div
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 #: A rolling window longer than any query: ``rolling_rank`` over it ranks each prefix.
 _WINDOW = 2**31 - 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import Measure
+from rankframe._measures._measure import Measure
 
 TrecParser = Callable[[str | None], list[tuple[str, Measure]]]
 

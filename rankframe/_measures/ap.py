@@ -2,21 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import (
-    POSITIVE_INT,
-    Ctx,
-    Measure,
-    Param,
-    list_count_at_most,
-    list_running_from_zero,
-    register,
-    register_trec,
-    running_at,
-    safe_div,
-)
+from rankframe._measures._arith import list_count_at_most, list_running_from_zero, running_at, safe_div
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import POSITIVE_INT, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import long_cutoffs, single
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 NORMS = ("num_rel", "num_rel_ret")
 

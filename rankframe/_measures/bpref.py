@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import (
-    Ctx,
-    Measure,
-    Param,
-    list_at_most,
-    list_ordered_sum,
-    list_running,
-    register,
-    register_trec,
-    safe_div,
-)
+from rankframe._measures._arith import list_at_most, list_ordered_sum, list_running, safe_div
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import single
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:

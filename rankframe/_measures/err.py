@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import POSITIVE_INT, Ctx, Measure, Param, register
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import POSITIVE_INT, Param
+from rankframe._measures._registry import register
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 #: Highest grade of gdeval's scale: a document of this grade stops the user for sure.
 MAX_GRADE = 4

@@ -8,23 +8,25 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._measures._base import (
-    Ctx,
-    Measure,
-    Param,
+from rankframe._measures._arith import (
     c_log2,
     list_at_most,
     list_ordered_sum,
     list_running,
     list_running_from_zero,
-    register,
-    register_trec,
     safe_div,
 )
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import gains_from_pairs, pair_params, single
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 Gains = tuple[tuple[int, float], ...] | None
 

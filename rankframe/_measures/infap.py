@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import (
-    ANY_GRADE,
-    Ctx,
-    Measure,
-    Param,
-    list_ordered_sum,
-    list_positions,
-    list_running,
-    ordered_sum,
-    register,
-    register_trec,
-    safe_div,
-)
+from rankframe._measures._arith import list_ordered_sum, list_positions, list_running, ordered_sum, safe_div
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import ANY_GRADE, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import single
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 #: Smoothing constant of the precision estimate among judged documents (trec_eval's value).
 INFAP_EPSILON = 1e-5

@@ -6,20 +6,19 @@ trec_eval names: ``iprec_at_recall``, ``11pt_avg``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import (
-    JUDGED_ONLY,
-    Ctx,
-    Measure,
-    Param,
-    div_const,
-    register,
-    register_trec,
-)
+from rankframe._measures._arith import div_const
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import double_cutoffs, double_params
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 

@@ -5,16 +5,12 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._measures._base import (
-    JUDGED_ONLY,
-    POSITIVE_INT,
+from rankframe._measures._arith import (
     UNROLL_MAX,
-    Ctx,
-    Measure,
-    Param,
     c_log2,
     div_const,
     falling_sum,
@@ -23,15 +19,19 @@ from rankframe._measures._base import (
     list_running_from_zero,
     log2p1,
     ordered_sum,
-    register,
-    register_trec,
     running_at,
     running_list,
     safe_div,
     unrolled_sum,
 )
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
 from rankframe._measures.gain_g import ideal_gain_list, ranked, ranked_gain_pairs
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 DCG_VARIANTS = ("log2", "exp-log2")
 

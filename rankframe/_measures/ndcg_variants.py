@@ -8,22 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._measures._base import (
-    JUDGED_ONLY,
-    POSITIVE_INT,
-    Ctx,
-    Measure,
-    Param,
-    list_at_most,
-    list_ordered_sum,
-    list_positions,
-    register,
-    register_trec,
-    running_at,
-)
+from rankframe._measures._arith import list_at_most, list_ordered_sum, list_positions, running_at
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import TrecParser, gains_from_pairs, pair_params
 from rankframe._measures.gain_g import (
     gain_hit_level,
@@ -41,6 +33,9 @@ from rankframe._measures.ndcg import (
     hit_dcg_lists,
     ideal_dcg_expr,
 )
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 _DCG_CHECK = (lambda v: v in DCG_VARIANTS, "one of 'log2', 'exp-log2'")
 

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import (
-    JUDGED_ONLY,
-    POSITIVE_INT,
-    Ctx,
-    Measure,
-    Param,
-    div_const,
-    register,
-    register_trec,
-)
+from rankframe._measures._arith import div_const
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import long_cutoffs
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 
 @register

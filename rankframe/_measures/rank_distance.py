@@ -9,10 +9,17 @@ target whose grades are ties), or a run column with ``evaluate(target=...)``.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import JUDGED_ONLY, Ctx, Param, register, safe_div
+from rankframe._measures._arith import safe_div
 from rankframe._measures._pairs import F64, Comparison, items
+from rankframe._measures._params import JUDGED_ONLY, Param
+from rankframe._measures._registry import register
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 _SEED_004 = (
     "Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions (tutorial slides, "

@@ -10,20 +10,18 @@ from __future__ import annotations
 
 import functools
 import operator
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import (
-    JUDGED_ONLY,
-    POSITIVE_INT,
-    Ctx,
-    Param,
-    fsum,
-    register,
-    safe_div,
-)
+from rankframe._measures._arith import fsum, safe_div
 from rankframe._measures._pairs import F64, Comparison, Items, items
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
+from rankframe._measures._registry import register
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 GAINS = ("rank", "level")
 _GAIN = Param("gain", "str", "rank", (lambda v: v in GAINS, "one of 'rank', 'level'"))

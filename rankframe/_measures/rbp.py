@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import (
-    POSITIVE_INT,
-    Ctx,
-    Measure,
-    Param,
-    fsum,
-    list_ordered_sum,
-    list_sorted,
-    register,
-    register_trec,
-)
+from rankframe._measures._arith import fsum, list_ordered_sum, list_sorted
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import POSITIVE_INT, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import gains_from_pairs, pair_params
 from rankframe._measures.gain_g import NONPOOL, UNJUDGED, trec_gain
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 PERSISTENCE = (lambda p: 0.0 < p < 1.0, "a float strictly between 0 and 1")
 TREC_P = 0.9  # trec_eval's default persistence

@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import ANY_GRADE, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import ANY_GRADE, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import double_params
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 DEFAULT_LENGTH = 10
 

@@ -6,21 +6,19 @@ trec_eval names: ``Rprec``, ``Rprec_mult``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import (
-    JUDGED_ONLY,
-    Ctx,
-    Measure,
-    Param,
-    list_count_at_most,
-    register,
-    register_trec,
-    safe_div,
-)
+from rankframe._measures._arith import list_count_at_most, safe_div
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import double_cutoffs, single
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 
 @register

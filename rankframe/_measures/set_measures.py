@@ -8,11 +8,17 @@ names ``set_P``, ``set_relative_P``, ``set_recall``, ``set_map``, ``set_F``,
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._measures._base import JUDGED_ONLY, Ctx, Measure, Param, register, register_trec
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import JUDGED_ONLY, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import double_params, single
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 
 def _counts(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:

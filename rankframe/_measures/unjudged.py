@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
-from rankframe._measures._base import (
-    ANY_GRADE,
-    POSITIVE_INT,
-    Ctx,
-    Measure,
-    Param,
-    div_const,
-    register,
-    register_trec,
-    safe_div,
-)
+from rankframe._measures._arith import div_const, safe_div
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import ANY_GRADE, POSITIVE_INT, Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import long_cutoffs
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 
 def _top(ctx: Ctx, cutoff: int | None) -> pl.Expr:

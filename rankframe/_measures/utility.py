@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._base import Ctx, Measure, Param, register, register_trec
+from rankframe._measures._measure import Measure
+from rankframe._measures._params import Param
+from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import double_params
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
 
 _FINITE = (math.isfinite, "a finite float")
 

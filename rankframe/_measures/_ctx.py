@@ -1,0 +1,296 @@
+"""The context a measure reads: the columns of one query group and the planner's shared values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+from rankframe._measures._arith import list_positions
+from rankframe._measures._params import GRADE_POSITION
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """The columns a measure expression reads, inside one query group.
+
+    Parameters
+    ----------
+    rank
+        1-based rank of a retrieved document, null for a judged document that was not retrieved
+        (or fell below the depth).
+    rel
+        The judgment of the document, null when it is not in the qrels (trec_eval's "nonpool");
+        negative values are "in pool but unjudged".
+    relevance_level
+        Minimum grade counted as relevant by binary measures when the measure's own ``rel`` is
+        not given (trec_eval's ``-l``).
+    average_ties
+        The "average" tie policy is in force: :meth:`tie_mean` then replaces a row-level value
+        by its mean over the row's tie group (same query, same score), which turns every measure
+        that is a rank-weighted sum into its expected value over all orders of the ties
+        (McSherry & Najork 2008).
+    """
+
+    rank: pl.Expr
+    rel: pl.Expr
+    relevance_level: int = 1
+    average_ties: bool = False
+    #: Row-level expressions that the planner must average over tie groups (filled by measures).
+    tie_columns: dict[str, pl.Expr] = field(default_factory=dict, compare=False)
+    #: The target ranking's values (higher is better) when it is a column of the run rather
+    #: than the relevance grades; null on rows that are not items (judged documents the run
+    #: did not return).
+    target: pl.Expr | None = None
+    #: The run's score, where predicted ties must stay ties (the "average" tie policy).
+    score: pl.Expr | None = None
+    #: Per-query partial sums shared between measures (see :meth:`partial`); ``None`` inlines
+    #: them (a single expression for users' own ``group_by``).
+    partials: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: Per-query values that the planner computes once after the group_by from partials (see
+    #: :meth:`derived`), before the measures that read them.
+    derived_columns: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: Distinguishes the partials of derived contexts (``judged_only``).
+    variant: str = ""
+    #: The distinct target values of the evaluation (grades, or a target column's values),
+    #: for measures that need the levels up front (``MAUC``); filled by the planner.
+    levels: tuple[float, ...] | None = None
+    #: With preference pairs as the target (``evaluate(prefs=...)``): per item, the number of
+    #: the target's pairs ``item > other`` that the prediction orders the same way, the other
+    #: way, and ties: ``(concordant, discordant, tied)``; filled by the planner.
+    pref_counts: tuple[pl.Expr, pl.Expr, pl.Expr] | None = None
+    #: Per-query statistics of the judgments (see :meth:`judgments`) that the planner computes
+    #: on the qrels alone; ``None``: computed from the rows of the group (the default).
+    judgment_stats: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: Per-query list statistics of the judgments (see :meth:`judgment_list`) that the
+    #: planner's hits-only plan computes on the qrels alone and joins after the group_by.
+    judgment_lists: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: The number of retrieved documents when the group holds only some of them (the planner's
+    #: hits-only plan); ``None``: counted from the rows.
+    n_ret: pl.Expr | None = None
+    #: Inside :meth:`judgments` statistics of the hits-only plan: each judgment's 1-based
+    #: position when the query's judgments are sorted by grade, highest first (ties in any
+    #: order), computed by a window before the group_by (cheaper than ranking inside it).
+    grade_position: pl.Expr | None = None
+    #: The groups hold few rows per query (the hits-only plan with the relevant documents
+    #: alone): a sum over the first ranks may be one plain aggregation per rank
+    #: (:func:`unrolled_sum`) rather than a sorted list.
+    few_rows: bool = False
+
+    def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
+        r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
+
+        Use it only for the per-position summand of a rank-weighted sum,
+        :math:`\sum_d w(\mathrm{rank}(d))\, f(d)`: with ``f`` replaced by its tie-group mean the
+        sum is its expectation over every order of the tied documents.
+        """
+        if not self.average_ties:
+            return value
+        column = f"_tie_{name}"
+        self.tie_columns[column] = value
+        return pl.col(column)
+
+    def partial(self, name: str, value: pl.Expr) -> pl.Expr:
+        """Return a per-query aggregation that several measures may share.
+
+        In the planner, ``value`` is evaluated once in the ``group_by`` under a name derived
+        from ``name`` (equal names must mean equal expressions) and the returned column
+        reference is combined after it; a measure that uses partials must build its whole
+        result from them. Elsewhere ``value`` itself is returned.
+        """
+        if self.partials is None:
+            return value
+        return _shared(self.partials, f"_part{self.variant}_{name}", value)
+
+    def derived(self, name: str, value: pl.Expr) -> pl.Expr:
+        """Return a per-query value computed after the group_by from partials, once.
+
+        ``value`` reads :meth:`partial` columns and derived values registered before it (list
+        arithmetic, say); in the planner it is computed once under a name derived from ``name``
+        (equal names must mean equal expressions) and every measure reading it reads that
+        column: Polars does not share a sub-expression that several measures repeat, each would
+        compute it again. Elsewhere ``value`` itself is returned.
+        """
+        if self.partials is None or self.derived_columns is None:
+            return value
+        return _shared(self.derived_columns, f"_part{self.variant}_derived_{name}", value)
+
+    def judgments(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+        """Return a per-query statistic of the query's judgments, retrieved or not.
+
+        ``stat(ctx)`` must read ``ctx.rel`` only (through :attr:`judged`, :meth:`relevant`,
+        :meth:`gain`...) and be a sum over the judged rows to which the judgments below the
+        measure's :meth:`Measure.hit_level` add nothing (0 for a query without any), like the
+        number of relevant documents or the ideal DCG. Where the planner joins only the
+        relevant judgments to the run (:attr:`Measure.HITS_ONLY`), it evaluates ``stat`` on
+        those judgments alone, once per query under a name derived from ``name`` (equal names
+        must mean equal statistics), and the returned expression reads it; elsewhere it is
+        ``stat(self)``.
+        """
+        if self.judgment_stats is None:
+            return stat(self)
+        column = f"_qs_{name}"
+        if column not in self.judgment_stats:
+            self.judgment_stats[column] = stat(self._of_judgments())
+        return pl.col(column).first()
+
+    def judgment_list(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
+        """Return a per-query list of the query's judgments (retrieved or not), as a partial.
+
+        ``stat(ctx)`` is an aggregation to a list (``implode``) that reads ``ctx.rel`` only and
+        to which the judgments below the measure's :meth:`Measure.hit_level` add nothing: the
+        ideal gains, say. The returned column is read after the group_by, like
+        :meth:`partial`'s: the partial itself in the planner's general plan; in the hits-only
+        plan, computed once on the judgments alone and joined to each query's row after the
+        group_by (a list carried on every row to the aggregation would cost more).
+        """
+        if self.judgment_lists is None:
+            return self.partial(name, stat(self))
+        return _shared(
+            self.judgment_lists, f"_part{self.variant}_qs_{name}", stat(self._of_judgments())
+        )
+
+    def _of_judgments(self) -> Ctx:
+        """The context of :meth:`judgments` statistics: the judgments alone, none retrieved."""
+        return Ctx(rank=pl.lit(None, dtype=pl.UInt32), rel=self.rel,
+                   relevance_level=self.relevance_level, grade_position=pl.col(GRADE_POSITION))
+
+    # helpers used by measure modules -------------------------------------------------
+    def level(self, rel: int | None) -> int:
+        """Return the relevance level in force for a measure parameter ``rel``."""
+        return self.relevance_level if rel is None else rel
+
+    @property
+    def hits_only(self) -> bool:
+        """The group holds only the judged retrieved rows (and each query's rank-1 row).
+
+        The planner's hits-only plan: the judgments' statistics come from :meth:`judgments`
+        and :meth:`judgment_list`; :attr:`few_rows` says whether per-rank sums pay there.
+        """
+        return self.judgment_stats is not None
+
+    @property
+    def retrieved(self) -> pl.Expr:
+        """Boolean: the row was retrieved (within the depth)."""
+        return self.rank.is_not_null()
+
+    @property
+    def judged(self) -> pl.Expr:
+        """Boolean: the row has a judgment >= 0."""
+        return (self.rel >= 0).fill_null(False)
+
+    def relevant(self, rel: int | None = None) -> pl.Expr:
+        """Boolean: the row is judged relevant at the level in force."""
+        return (self.rel >= self.level(rel)).fill_null(False)
+
+    def num_rel(self, rel: int | None = None) -> pl.Expr:
+        """Number of judged relevant documents of the query (retrieved or not)."""
+        level = self.level(rel)
+        return self.judgments(f"num_rel_{level}", lambda c: c.relevant(level).sum())
+
+    def num_rel_partial(self, rel: int | None = None) -> pl.Expr:
+        """:meth:`num_rel` as the per-query partial that list arithmetic after the group_by reads.
+
+        One column per level, shared by every measure built from partials; elsewhere
+        :meth:`num_rel` itself.
+        """
+        return self.partial(f"num_rel_{self.level(rel)}", self.num_rel(rel))
+
+    def num_ret_partial(self) -> pl.Expr:
+        """:attr:`num_ret` (Int64) as the per-query partial that list arithmetic reads."""
+        return self.partial("num_ret", self.num_ret.cast(pl.Int64))
+
+    @property
+    def num_ret(self) -> pl.Expr:
+        """Number of retrieved documents."""
+        return self.rank.count() if self.n_ret is None else self.n_ret
+
+    def num_rel_ret(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
+        """Number of relevant retrieved documents, optionally within the top ``cutoff``."""
+        hit = self.relevant(rel) & self.retrieved
+        if cutoff is not None:
+            hit = hit & (self.rank <= cutoff).fill_null(False)
+        return hit.sum()
+
+    def hit_ranks(self, rel: int | None = None, cutoff: int | None = None) -> tuple[pl.Expr, pl.Expr]:
+        """Ranks of the relevant retrieved documents in rank order, and ``1, 2, ...`` beside them.
+
+        The second is the number of relevant documents found so far at each of those ranks
+        (their precision is its ratio to the rank): AP, interpolated precision, binG.
+        """
+        hit = self.relevant(rel) & self.retrieved
+        if cutoff is not None:
+            hit = hit & (self.rank <= cutoff).fill_null(False)
+        ranks = self.rank.filter(hit).sort().cast(pl.Int64)
+        return ranks, pl.int_range(1, ranks.len() + 1, dtype=pl.Int64)
+
+    def hit_rank_lists(self, rel: int | None = None) -> tuple[pl.Expr, pl.Expr]:
+        """:meth:`hit_ranks` as list columns for the arithmetic after the planner's group_by.
+
+        The ranks (as floats) are one per-query partial, sorted once and shared by every
+        measure that reads them (AP, Rprec, RprecMult, IPrec, binG); the second list is ``1.0,
+        2.0, ...`` beside them. Only in the planner (:attr:`partials`).
+        """
+        level = self.level(rel)
+        hit = self.relevant(level) & self.retrieved
+        ranks = self.partial(
+            f"hit_ranks_{level}", self.rank.filter(hit).sort().cast(pl.Float64).implode()
+        )
+        found = list_positions(ranks) + 1.0
+        return ranks, found
+
+    def only_judged(self) -> Ctx:
+        """Drop unjudged documents (absent or negative grade) and re-rank the rest (``-J``)."""
+        if self.average_ties:
+            msg = "judged_only cannot be combined with the 'average' tie policy."
+            raise MeasureError(msg)
+        if self.judgment_stats is not None or self.n_ret is not None:
+            msg = "judged_only needs every judgment of the query (not a hits-only plan)."
+            raise ValueError(msg)
+        keep = self.judged
+        return Ctx(
+            rank=self.rank.filter(keep).rank("ordinal"),
+            rel=self.rel.filter(keep),
+            relevance_level=self.relevance_level,
+            target=None if self.target is None else self.target.filter(keep),
+            partials=self.partials,
+            derived_columns=self.derived_columns,
+            variant=self.variant + "J",
+            levels=self.levels,
+            pref_counts=None if self.pref_counts is None else tuple(  # type: ignore[arg-type]
+                e.filter(keep) for e in self.pref_counts
+            ),
+        )
+
+    def expected_hits(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
+        """Relevant retrieved documents within ``cutoff`` (expected count under average ties)."""
+        if not self.average_ties:
+            return self.num_rel_ret(rel, cutoff)
+        level = self.level(rel)
+        value = self.tie_mean(self.relevant(level).cast(pl.Float64), f"rel_ge_{level}")
+        keep = self.retrieved
+        if cutoff is not None:
+            keep = keep & (self.rank <= cutoff).fill_null(False)
+        return value.filter(keep).sum()
+
+    def gain(self, gains: tuple[tuple[int, float], ...] | None = None) -> pl.Expr:
+        """Gain of each row: the grade (negative and missing grades give 0) or a gain map."""
+        if gains is None:
+            return self.rel.clip(lower_bound=0).fill_null(0).cast(pl.Float64)
+        mapping = dict(gains)
+        expr = pl.when(self.rel.is_null() | (self.rel < 0)).then(pl.lit(0.0))
+        for grade, gain in mapping.items():
+            expr = expr.when(self.rel == grade).then(pl.lit(gain))
+        # grades absent from the map keep their own value as gain (trec_eval's rule)
+        return expr.otherwise(self.rel.clip(lower_bound=0).cast(pl.Float64))
+
+
+def _shared(columns: dict[str, pl.Expr], column: str, value: pl.Expr) -> pl.Expr:
+    """Register ``value`` under ``column`` (a shared partial or derived value) and read it."""
+    known = columns.setdefault(column, value)
+    if not known.meta.eq(value):
+        msg = f"two different expressions share the name {column!r}"
+        raise AssertionError(msg)
+    return pl.col(column)

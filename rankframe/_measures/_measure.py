@@ -1,0 +1,150 @@
+"""The measure base class: a parametrised, immutable, hashable family whose ``repr`` is its name.
+
+A measure family (``P``, ``AP``, ``nDCG``...) is a subclass of :class:`Measure` that declares its
+parameters as data and builds one aggregation expression from a :class:`Ctx`. An instance is one
+fully parametrised measure (``P@5``); its ``repr`` is the canonical ir_measures-style name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar
+
+import polars as pl
+
+from rankframe._errors import MeasureError
+from rankframe._measures._params import Aggregation, Param, _coerce, _format_number, _format_value
+
+if TYPE_CHECKING:
+    from rankframe._measures._ctx import Ctx
+
+
+class Measure:
+    """A parametrised ranking measure (base class of every measure family).
+
+    Subclasses set ``NAME`` (ir_measures-style name), ``PARAMS`` (declarations),
+    ``AGGREGATE`` (how per-query values combine), ``UNDEFINED`` (documented value on undefined
+    queries) and implement :meth:`expr`. Instances are immutable and hashable; ``repr`` is the
+    canonical name and parses back to an equal object.
+    """
+
+    NAME: ClassVar[str]
+    PARAMS: ClassVar[tuple[Param, ...]] = ()
+    AGGREGATE: ClassVar[Aggregation] = "mean"
+    DTYPE: ClassVar[type[pl.DataType] | pl.DataType] = pl.Float64
+    #: Extra names accepted by the parser (ranx-style, lower-case), mapped to default params.
+    ALIASES: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    #: Whether the "average" tie policy is supported (see the planner).
+    SUPPORTS_AVERAGE_TIES: ClassVar[bool] = False
+    #: Whether the measure compares the predicted ranking with a target ranking (accepts
+    #: ``target=`` columns and keeps predicted ties under ``ties="average"`` by itself).
+    COMPARES_RANKINGS: ClassVar[bool] = False
+    #: Whether the measure needs :attr:`Ctx.levels` (the planner then scans the targets).
+    NEEDS_LEVELS: ClassVar[bool] = False
+    #: Whether the measure is defined on a set of target preference pairs alone (it may then
+    #: be evaluated against ``evaluate(prefs=...)``).
+    PAIRWISE_TARGET: ClassVar[bool] = False
+    #: Whether the value depends only on the retrieved documents judged at or above the
+    #: measure's level (:meth:`hit_level`), their ranks and grades, :attr:`Ctx.num_ret` and
+    #: :meth:`Ctx.judgments` statistics: other rows contribute nothing. The planner then joins
+    #: only those judgments to the run (a far smaller group_by, DESIGN.md §4). A test evaluates
+    #: every such family both ways and compares the bits.
+    HITS_ONLY: ClassVar[bool] = False
+    #: For a hits-only measure that also reads judgments below its level: the lowest grade it
+    #: reads whatever its level, ``0`` (the judged non-relevant documents: bpref) or
+    #: :data:`ANY_GRADE` (every judgment, negative grades included: Judged, infAP).
+    HIT_FLOOR: ClassVar[int | None] = None
+
+    __slots__ = ("_params",)
+
+    def __init__(self, **params: Any) -> None:
+        declared = {p.name: p for p in self.PARAMS}
+        unknown = set(params) - set(declared)
+        if unknown:
+            allowed = ", ".join(declared) or "none"
+            msg = (
+                f"{self.NAME} has no parameter {', '.join(sorted(unknown))}. "
+                f"Allowed parameters: {allowed}."
+            )
+            raise MeasureError(msg)
+        values = {}
+        for name, p in declared.items():
+            values[name] = _coerce(self.NAME, p, params.get(name, p.default))
+        object.__setattr__(self, "_params", values)
+        self.validate()
+
+    def validate(self) -> None:
+        """Check cross-parameter constraints (override in families that need it)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        msg = f"{type(self).__name__} objects are immutable"
+        raise AttributeError(msg)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return object.__getattribute__(self, "_params")[name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    @property
+    def params(self) -> dict[str, Any]:
+        """The parameter values, defaults included."""
+        return dict(self._params)
+
+    def replace(self, **params: Any) -> Measure:
+        """Return a copy with some parameters changed."""
+        return type(self)(**{**self._params, **params})
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._params == self._params  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, tuple(sorted(self._params.items(), key=str))))
+
+    def __repr__(self) -> str:
+        parts = []
+        for p in self.PARAMS:
+            if p.name == "cutoff":
+                continue
+            v = self._params[p.name]
+            if v == p.default:
+                continue
+            parts.append(f"{p.name}={_format_value(p, v)}")
+        s = self.NAME + (f"({','.join(parts)})" if parts else "")
+        cutoff = self._params.get("cutoff")
+        if cutoff is not None:
+            s += f"@{_format_number(cutoff)}"
+        return s
+
+    __str__ = __repr__
+
+    def __matmul__(self, cutoff: Any) -> Measure:
+        """``P @ 5`` is ``P@5`` (ir_measures style)."""
+        return self.replace(cutoff=cutoff)
+
+    def __call__(self, **params: Any) -> Measure:
+        """``P(rel=2)`` returns a new measure with ``rel=2``."""
+        return self.replace(**params)
+
+    def aggregation(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression, named by ``repr``, with ``judged_only`` applied."""
+        if self._params.get("judged_only"):
+            ctx = ctx.only_judged()
+        return self.expr(ctx).alias(repr(self))
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query aggregation expression of this measure (subclasses)."""
+        raise NotImplementedError
+
+    def hit_level(self, relevance_level: int) -> int | None:
+        """The lowest grade whose retrieved documents the value reads (see :attr:`HITS_ONLY`).
+
+        ``None``: the measure needs every row (not hits-only, or ``judged_only``). The default
+        is the measure's ``rel`` parameter, else the evaluation's relevance level, lowered to
+        :attr:`HIT_FLOOR` when the measure has one.
+        """
+        if not self.HITS_ONLY or self._params.get("judged_only"):
+            return None
+        rel = self._params.get("rel")
+        level = relevance_level if rel is None else rel
+        return level if self.HIT_FLOOR is None else min(self.HIT_FLOOR, level)
