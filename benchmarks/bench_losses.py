@@ -18,7 +18,7 @@ import time
 import numpy as np
 import polars as pl
 
-from rankframe.ltr import _losses
+from rankframe.ltr import _loss_polars as _losses
 
 
 def main() -> None:

@@ -12,7 +12,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankframe as rf
-from rankframe._cli.main import WRITERS, main
+from rankframe._cli.main import main
+from rankframe._cli.writers import WRITERS
 from rankframe._measures import families
 
 DATA = Path(__file__).parent.parent / "data"

@@ -1,4 +1,4 @@
-"""Ranking losses of rankframe.ltr._losses: values, gradients, the Polars plans, edge cases.
+"""Ranking losses of rankframe.ltr (_loss_numpy, _loss_polars): values, gradients, Polars plans, edge cases.
 
 The formulas come from the seed notes (000/001: Understanding Machine Learning sec. 17.4, the
 Kendall-tau and NDCG losses and the structured surrogate eq. 17.8; 002: the pairwise hinge and
@@ -18,7 +18,9 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from rankframe._errors import RankframeError
-from rankframe.ltr._losses import FRAME_LOSSES, LOSSES, gradient_frame, loss_and_grad, loss_frame
+from rankframe.ltr._loss_common import FRAME_LOSSES, LOSSES
+from rankframe.ltr._loss_numpy import loss_and_grad
+from rankframe.ltr._loss_polars import gradient_frame, loss_frame
 
 PIECEWISE = ("kendall", "ndcg")
 NDCG_LIKE = ("lambdarank", "ndcg", "structured")

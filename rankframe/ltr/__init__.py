@@ -29,7 +29,9 @@ from __future__ import annotations
 
 from rankframe.ltr._data import LetorData, read_svmlight, split_by_query, to_frames
 from rankframe.ltr._linear import TRAINABLE, FitHistory, LinearRanker, validation_score
-from rankframe.ltr._losses import LOSSES, loss_and_grad, loss_frame
+from rankframe.ltr._loss_common import LOSSES
+from rankframe.ltr._loss_numpy import loss_and_grad
+from rankframe.ltr._loss_polars import loss_frame
 from rankframe.ltr._protocol import DEFAULT_CONFIGS, Config, LearnReport, learn
 
 __all__ = [

@@ -12,7 +12,7 @@ import numpy.typing as npt
 from rankframe._engine.evaluate import evaluate
 from rankframe._measures._names import parse_measure
 from rankframe.ltr._data import LetorData, to_frames
-from rankframe.ltr._losses import loss_and_grad
+from rankframe.ltr._loss_numpy import loss_and_grad
 
 __all__ = ["TRAINABLE", "FitHistory", "LinearRanker", "validation_score"]
 

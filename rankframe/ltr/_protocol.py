@@ -153,7 +153,7 @@ class LearnReport:
         rows = []
         if others:
             diffs = np.column_stack([wide[c].to_numpy() - base for c in others])
-            from rankframe._compare.stats import paired_t  # scipy.stats, imported when needed
+            from rankframe._compare.paired import paired_t  # scipy.stats, imported when needed
 
             t, p = paired_t(diffs)
             for j, c in enumerate(others):

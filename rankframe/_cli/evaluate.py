@@ -1,0 +1,167 @@
+"""The ``rankframe evaluate`` subcommand: runs side by side, as a table or a tidy frame.
+
+``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` evaluates the runs with
+:func:`rankframe.evaluate` and writes an aligned table for people or the tidy frame (csv, tsv,
+json, jsonl, parquet) for pipelines, through :data:`rankframe._cli.writers.WRITERS`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+import polars as pl
+
+from rankframe._cli.common import (
+    PROG,
+    UsageError,
+    _add_semantics,
+    _files_in_measures_hint,
+    _run_names,
+    _warnings_to_stderr,
+)
+from rankframe._cli.learn import _positive_int
+from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
+from rankframe._engine.evaluate import evaluate
+from rankframe._engine.options import TIE_POLICIES
+from rankframe._measures._names import parse_measures
+
+
+def _partitions_arg(text: str) -> int | str:
+    if text == "files":
+        return text
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
+        msg = f"expected an int >= 1 or 'files', got {text!r}"
+        raise argparse.ArgumentTypeError(msg) from None
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    if args.no_qrels and args.target is None:
+        msg = "--no-qrels needs --target COLUMN: the target column then judges the runs."
+        raise UsageError(msg)
+    no_qrels = args.no_qrels or args.prefs is not None
+    if args.no_qrels and args.prefs is not None:
+        msg = "--no-qrels and --prefs exclude each other: the target is a column or the preferences."
+        raise UsageError(msg)
+    if len(args.inputs) < (1 if no_qrels else 2):
+        hint = _files_in_measures_hint(args)
+        need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
+        msg = f"evaluate needs {need}{hint}."
+        raise UsageError(msg)
+    if not args.measures:
+        msg = "name at least one measure with -m, e.g. -m nDCG@10 AP R@1000 (see 'rankframe measures')."
+        raise UsageError(msg)
+    if args.format in BINARY_FORMATS and args.output in (None, "-"):
+        msg = f"--format {args.format} writes a binary file: give its path with -o PATH."
+        raise UsageError(msg)
+    parsed = parse_measures(args.measures)
+    measures = [m for m in parsed if m.DTYPE == pl.Float64]
+    textual = ", ".join(repr(m) for m in parsed if m.DTYPE != pl.Float64)
+    if textual:
+        note = f"{textual} is not a number; 'rankframe trec_eval -q' prints it per query."
+        if not measures:
+            raise UsageError(note)
+        print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
+    qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
+    with _warnings_to_stderr():
+        frame = evaluate(
+            qrels, _run_names(runs), args.measures, per_query=args.per_query,
+            complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
+            judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
+            target=args.target, target_order=args.target_order, prefs=args.prefs,
+            partitions=args.partitions, progress=args.progress,
+        )
+    _emit(WRITERS[args.format](frame, measures), args.output)
+    return 0
+
+
+def add_evaluate_parser(subparsers: Any) -> None:
+    """Add the ``evaluate`` subcommand to an argparse subparsers object.
+
+    It sets the ``func`` (returns an exit status) and ``parser`` defaults that the ``rankframe``
+    command runs.
+
+    Parameters
+    ----------
+    subparsers
+        What ``ArgumentParser.add_subparsers()`` returned.
+    """
+    ev = subparsers.add_parser(
+        "evaluate",
+        help="evaluate one or several runs side by side",
+        usage=(
+            f"{PROG} evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...]\n"
+            "         [--per-query] [--format {" + ",".join(WRITERS) + "}] [-o PATH]\n"
+            "         [-c] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
+            "         [--score-dtype {float64,float32}]"
+        ),
+        description=(
+            "Evaluate runs against judgments. The table format puts the runs side by side (one "
+            "column per run, named by its file name); csv, tsv, json, jsonl and parquet write "
+            "the tidy frame: run, [query_id,] measure, value."
+        ),
+        epilog=(
+            "examples:\n"
+            f"  {PROG} evaluate qrels.txt bm25.txt splade.txt -m nDCG@10 AP R@1000\n"
+            f"  {PROG} evaluate qrels.txt run.txt -m ndcg_cut.10 P_5 --per-query --format csv\n"
+            f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 --format parquet -o out.parquet\n"
+            f"  {PROG} evaluate qrels.txt run.txt -m KendallTauB CIndex AUC Footrule\n"
+            f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
+            "-m KendallTauB SpearmanRho\n"
+            f"  {PROG} evaluate --prefs prefs.txt run.txt -m KendallDist Gamma CIndex"
+        ),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("inputs", nargs="*", metavar="FILE", help="QRELS, then one or more RUN files")
+    ev.add_argument(
+        "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
+        help="measures in any dialect: nDCG@10, P(rel=2)@5, ndcg_cut.10, map, official, ndcg@10",
+    )
+    ev.add_argument(
+        "-q", "--per-query", dest="per_query", action="store_true",
+        help="one row per query and measure instead of aggregates",
+    )
+    ev.add_argument(
+        "-f", "--format", choices=list(WRITERS), default="table",
+        help="output format (default: table)",
+    )
+    ev.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")
+    _add_semantics(ev, trec=False)
+    ev.add_argument(
+        "--ties", choices=TIE_POLICIES, default="trec_eval",
+        help="tie policy (default trec_eval: score desc, then doc id desc)",
+    )
+    ev.add_argument(
+        "--score-dtype", choices=("float64", "float32"), default="float64",
+        help="float32 reproduces trec_eval 9 / pytrec_eval ties (default float64)",
+    )
+    ev.add_argument(
+        "--target", metavar="COLUMN",
+        help="a run column holding the target ranking for the measures that compare two "
+        "rankings (KendallTauB, SpearmanRho, Footrule, CIndex...); default: the grades",
+    )
+    ev.add_argument(
+        "--target-order", choices=("desc", "asc"), default="desc",
+        help="desc: larger target values rank first (a score); asc: smaller first (a rank)",
+    )
+    ev.add_argument(
+        "--no-qrels", action="store_true",
+        help="every FILE is a run, judged by its --target column only",
+    )
+    ev.add_argument(
+        "--prefs", metavar="PREFS",
+        help="preference pairs (trec_eval prefs file or a table) as the target of KendallDist, "
+        "Gamma, SomersD, CIndex, PrefJaccard; every FILE is then a run",
+    )
+    ev.add_argument(
+        "--partitions", metavar="N|files", type=_partitions_arg,
+        help="evaluate query partition by partition (memory bounded by one): N hash buckets of "
+        "the query ids, or 'files' when no query spans two of the run's Parquet files",
+    )
+    ev.add_argument(
+        "--progress", action="store_true", help="report each partition or run (or the one plan) on stderr",
+    )
+    ev.set_defaults(func=_cmd_evaluate, parser=ev)
