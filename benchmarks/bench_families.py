@@ -23,8 +23,9 @@ from pathlib import Path
 import polars as pl
 
 import rankframe as rf
-from rankframe._engine.evaluate import prepare
-from rankframe._engine.plan import RANK, REL, Q, judged_frame
+from rankframe._engine.options import RANK, REL, Q
+from rankframe._engine.prepare import prepare
+from rankframe._engine.rank import judged_frame
 from rankframe._measures import REGISTRY, Ctx, Measure, load_all
 
 BASELINE = "nDCG@10"

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import polars as pl
 
-from rankframe._engine.evaluate import prepare
-from rankframe._engine.plan import RANK, REL, Q, judged_frame
+from rankframe._engine.options import RANK, REL, Q
+from rankframe._engine.prepare import prepare
+from rankframe._engine.rank import judged_frame
 from rankframe._measures import Ctx
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]

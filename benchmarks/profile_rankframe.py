@@ -22,8 +22,11 @@ from pathlib import Path
 import polars as pl
 
 import rankframe
-from rankframe._engine.evaluate import _validate, prepare
-from rankframe._engine.plan import RANK, D, Q, S, judged_frame, per_query_plan, rank_expr
+from rankframe._engine.checks import _validate
+from rankframe._engine.options import RANK, D, Q, S
+from rankframe._engine.plan import per_query_plan
+from rankframe._engine.prepare import prepare
+from rankframe._engine.rank import judged_frame, rank_expr
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 

@@ -327,7 +327,7 @@ def test_messages_come_from_rankframe_not_polars(qrels, tmp_path):
 # --------------------------------------------------------------------------------------------
 
 def test_clean_input_is_not_scanned_a_second_time(qrels, run, monkeypatch):
-    import rankframe._engine.evaluate as ev
+    import rankframe._engine.collect as ev
 
     def boom(prep):
         raise AssertionError("clean input was validated by a separate scan")
@@ -350,14 +350,16 @@ def test_nan_grade_in_a_float_frame_is_an_input_error_not_a_cast_failure(run):
 
 
 def test_a_hash_collision_only_costs_a_rescan(qrels, run, monkeypatch):
+    import rankframe._engine.hits as hits
     import rankframe._engine.plan as plan
 
     expected = rf.evaluate(qrels, run, ["AP", "nDCG@10"], per_query=True)
     # every doc id hashes alike: the duplicate flag is up in every query with two docs; the
     # exact check finds no duplicate and the numbers are those of a clean plan
-    monkeypatch.setattr(plan, "doc_hash", lambda doc: pl.lit(7, pl.UInt64).repeat_by(1).explode())
+    for module in (plan, hits):
+        monkeypatch.setattr(module, "doc_hash", lambda doc: pl.lit(7, pl.UInt64).repeat_by(1).explode())
     calls = []
-    import rankframe._engine.evaluate as ev
+    import rankframe._engine.collect as ev
 
     real = ev._validate
     monkeypatch.setattr(ev, "_validate", lambda prep: calls.append(1) or real(prep))

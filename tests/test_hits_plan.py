@@ -2,7 +2,7 @@
 
 When every requested measure reads only the retrieved documents judged relevant
 (``Measure.HITS_ONLY``), the planner joins only those judgments and takes the number relevant and
-the ideal DCG from the qrels alone (``rankframe._engine.plan.hits_plan``). Here both plans evaluate the
+the ideal DCG from the qrels alone (``rankframe._engine.hits.hits_plan``). Here both plans evaluate the
 same random inputs (ties, unjudged and negative judgments, queries missing on either side,
 several runs, breakdowns, depth, ``complete``) and must agree in every bit, in which queries
 they evaluate, and in their warnings.
@@ -23,8 +23,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
-from rankframe._engine import evaluate as _evaluate_module
 from rankframe._engine import plan as _plan
+from rankframe._engine.collect import per_query_wide
+from rankframe._engine.hits import hits_level
+from rankframe._engine.options import Options
+from rankframe._engine.prepare import _qrels_keys, prepare
 from rankframe._measures import REGISTRY
 from rankframe._measures._names import parse_measures
 from rankframe._measures._params import ANY_GRADE
@@ -111,26 +114,26 @@ def test_the_list_covers_every_hits_only_family() -> None:
     listed = {type(m).__name__ for m in parse_measures(HITS)}
     hits_only = {name for name, cls in REGISTRY.items() if cls.HITS_ONLY}
     assert hits_only == {REGISTRY[n].NAME for n in listed}
-    assert _plan.hits_level(parse_measures(HITS), _plan.Options(), None) == ANY_GRADE  # Judged
+    assert hits_level(parse_measures(HITS), Options(), None) == ANY_GRADE  # Judged
 
 
 @pytest.mark.parametrize("options", [
     {}, {"judged_only": True}, {"ties": "average"},
 ])
 def test_which_evaluations_take_the_hits_plan(options: dict[str, Any]) -> None:
-    level = _plan.hits_level(parse_measures(["AP", "nDCG@10"]), _plan.Options(**options), None)
+    level = hits_level(parse_measures(["AP", "nDCG@10"]), Options(**options), None)
     assert (level == 1) if not options else level is None
-    assert _plan.hits_level(parse_measures(["AP", "Bpref"]), _plan.Options(), None) == 0
-    assert _plan.hits_level(parse_measures(["AP", "ERR@10"]), _plan.Options(), None) is None
-    assert _plan.hits_level(parse_measures(["nDCG(judged_only=True)"]), _plan.Options(), None) is None
+    assert hits_level(parse_measures(["AP", "Bpref"]), Options(), None) == 0
+    assert hits_level(parse_measures(["AP", "ERR@10"]), Options(), None) is None
+    assert hits_level(parse_measures(["nDCG(judged_only=True)"]), Options(), None) is None
     # G with a gain for grade 0 reads those rows; with one for unjudged documents, every row
-    assert _plan.hits_level(parse_measures(["G(gains={0: 2.0})"]), _plan.Options(), None) == 0
+    assert hits_level(parse_measures(["G(gains={0: 2.0})"]), Options(), None) == 0
     for gains in ("{-1: 1.0}", "{-2: 0.5}"):
-        assert _plan.hits_level(parse_measures([f"G(gains={gains})"]), _plan.Options(), None) is None
-        assert _plan.hits_level(parse_measures([f"RBP(gains={gains})"]), _plan.Options(), None) is None
+        assert hits_level(parse_measures([f"G(gains={gains})"]), Options(), None) is None
+        assert hits_level(parse_measures([f"RBP(gains={gains})"]), Options(), None) is None
     # RBP's graded gains read grade 1 up whatever the relevance level; a gain map, grade 0 up
-    assert _plan.hits_level(parse_measures(["RBP"]), _plan.Options(relevance_level=2), None) == 1
-    assert _plan.hits_level(parse_measures(["RBP(gains={1: 2.0})"]), _plan.Options(), None) == 0
+    assert hits_level(parse_measures(["RBP"]), Options(relevance_level=2), None) == 1
+    assert hits_level(parse_measures(["RBP(gains={1: 2.0})"]), Options(), None) == 0
 
 
 @settings(max_examples=max(settings.default.max_examples, 40))
@@ -172,7 +175,7 @@ def test_a_duplicate_that_is_not_relevant_is_still_refused(where: str) -> None:
         run = pl.concat([run, run[1:2].with_columns(pl.lit(0.5).alias("score"))])
     else:
         qrels = pl.concat([qrels, qrels[1:2]])
-    assert _plan.hits_level(parse_measures(["P@10", "nDCG@10"]), _plan.Options(), None) == 1
+    assert hits_level(parse_measures(["P@10", "nDCG@10"]), Options(), None) == 1
     with pytest.raises(rf.InputError, match="(?i)duplicate"):
         rf.evaluate(qrels, run, ["P@10", "nDCG@10"])
 
@@ -198,9 +201,9 @@ def test_checks_ride_in_the_hits_plan_of_several_groups(shape: str) -> None:
     options: dict[str, Any] = {}
     if shape == "breakdown":
         run, options = run.rename({"run": "locale"}), {"by": ["locale"]}
-    prep = _evaluate_module.prepare(qrels, run, ["P@10"], validate=False, **options)
+    prep = prepare(qrels, run, ["P@10"], validate=False, **options)
     assert _plan.keeps_every_row(
-        prep.opts, prep.keys, _evaluate_module._qrels_keys(prep), None, prep.measures
+        prep.opts, prep.keys, _qrels_keys(prep), None, prep.measures
     )
     with pytest.raises(rf.InputError, match=r"duplicate .*'q1', 'x'"):
         rf.evaluate(qrels, run, ["P@10"], **options)
@@ -277,12 +280,12 @@ def test_relstring_in_the_hits_plan_equals_the_general_plan() -> None:
     for options in ({}, {"complete": True}, {"depth": 4}, {"ties": "input"}):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", rf.RankframeWarning)
-            prep = _evaluate_module.prepare(qrels, run, measures, **options)
-            assert _plan.hits_level(prep.measures, prep.opts, None) == ANY_GRADE
-            got = _evaluate_module.per_query_wide(prep)
+            prep = prepare(qrels, run, measures, **options)
+            assert hits_level(prep.measures, prep.opts, None) == ANY_GRADE
+            got = per_query_wide(prep)
             with general_plan():
-                want = _evaluate_module.per_query_wide(
-                    _evaluate_module.prepare(qrels, run, measures, **options)
+                want = per_query_wide(
+                    prepare(qrels, run, measures, **options)
                 )
         assert got.select(want.columns).equals(want), options
         shown = got[repr(rf.parse_measure("RelString")[0])]

@@ -25,7 +25,8 @@ import polars as pl
 import pytest
 
 import rankframe as rf
-from rankframe._engine.evaluate import per_query_wide, prepare
+from rankframe._engine.collect import per_query_wide
+from rankframe._engine.prepare import prepare
 from rankframe._measures._names import parse_measure, parse_trec
 from rankframe._measures.err import ERR
 from rankframe._measures.gain_g import G, binG

@@ -26,20 +26,16 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankframe._engine.evaluate import (
-    Prepared,
-    _evaluated,
-    _long,
-    _raw_wide,
-    _warn_coverage,
-    report_progress,
-)
-from rankframe._engine.plan import Q
+from rankframe._engine.collect import _evaluated, _long, _raw_wide, _warn_coverage, report_progress
+from rankframe._engine.options import Q
 from rankframe._errors import InputError
+
+if TYPE_CHECKING:
+    from rankframe._engine.prepare import Prepared
 
 #: The seed of the query hash that assigns buckets (fixed: buckets are reproducible).
 HASH_SEED = 0x5EED

@@ -22,7 +22,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._engine.evaluate import _validate, per_query_wide, prepare
+from rankframe._engine.checks import _validate
+from rankframe._engine.collect import per_query_wide
+from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError
 from rankframe._io.readers import LINE, REL, D, Q, Source, _read_bytes, _split_fields, _to_number, read_qrels
 from rankframe._measures._trec import TrecParser, double_cutoffs, long_cutoffs, single

@@ -1,0 +1,269 @@
+"""Input checks: dtypes, bad rows, duplicates, fractional grades; errors that name the place."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+from rankframe._engine.options import (
+    REL,
+    D,
+    Q,
+    S,
+)
+from rankframe._errors import InputError, at
+from rankframe._io.readers import LINE
+
+if TYPE_CHECKING:
+    from rankframe._engine.prepare import Prepared
+
+
+def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> dict[str, Any] | None:
+    """The first row whose ``col`` does not convert to ``dtype`` (with its line if known)."""
+    pos = [LINE] if LINE in lf.collect_schema().names() else []
+    bad = (
+        lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
+        .select(*pos, col)
+        .head(1)
+        .collect()
+    )
+    return bad.row(0, named=True) if bad.height else None
+
+
+def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataType) -> InputError:
+    kind = {S: "scores must be numbers", REL: "grades must be integers"}.get(
+        col, "ids must be strings or integers"
+    )
+    target = {S: pl.Float64, REL: pl.Int64}.get(col, pl.String)
+    detail = ""
+    if dt == pl.String and col in (S, REL):
+        row = _first_unparsable(lf, col, pl.Float64)
+        if row is not None:
+            place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
+            detail = f" First value that is not a number: {row[col]!r}{place}."
+        else:
+            detail = " Every value looks like a number stored as text."
+    elif dt == pl.Null:
+        detail = " The column holds only nulls."
+    msg = (
+        f"The {role} column {col!r} in {where} has dtype {dt}; {kind}.{detail} Map the right "
+        f"column ({role}_columns={{{col!r}: ...}}) or cast it, e.g. pl.col({col!r}).cast(pl.{target})."
+    )
+    return InputError(msg)
+
+
+def _check_dtypes(lf: pl.LazyFrame, role: str, where: str) -> pl.LazyFrame:
+    """Check the dtypes of the canonical columns; cast categorical ids to strings."""
+    schema = lf.collect_schema()
+    casts = []
+    for col in (Q, D):
+        if col not in schema:
+            continue
+        dt = schema[col]
+        if isinstance(dt, pl.Categorical | pl.Enum):
+            casts.append(pl.col(col).cast(pl.String))
+        elif not (dt == pl.String or dt.is_integer()):
+            raise _wrong_dtype(lf, role, where, col, dt)
+    if S in schema and not (schema[S].is_numeric() and schema[S] != pl.Boolean):
+        raise _wrong_dtype(lf, role, where, S, schema[S])
+    if REL in schema:
+        dt = schema[REL]
+        if not (dt.is_integer() or dt.is_float() or dt == pl.Boolean):
+            raise _wrong_dtype(lf, role, where, REL, dt)
+    return lf.with_columns(casts) if casts else lf
+
+
+def _place(row: Mapping[str, Any], where: str, sources: Mapping[str, str], column: str) -> str:
+    """Where a bad row is: the file and line for text inputs, else the source and the column."""
+    if "run" in row and row["run"] in sources:
+        where = f"{sources[row['run']]} (run {row['run']!r})"
+    if row.get(LINE) is not None:
+        return at(where, row[LINE])
+    return f"{where}, column {column!r}"
+
+
+def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
+    ids = f"query {row[Q]!r}, doc {row[D]!r}"
+    for col, what in ((Q, "query id"), (D, "doc id")):
+        if row[col] is None:
+            other = f"doc {row[D]!r}" if col == Q else f"query {row[Q]!r}"
+            return (
+                f"{place}: the {what} is null ({other}). Ids must not be null; drop such rows "
+                "first, e.g. df.drop_nulls(['query_id', 'doc_id'])."
+            )
+    if role == "qrels":
+        return (
+            f"{place}: the relevance grade of {ids} is null. Drop such rows or fill them "
+            "(pl.col('relevance').fill_null(0))."
+        )
+    if row[S] is None:
+        return (
+            f"{place}: the score of {ids} is null. Scores must be finite numbers; drop such rows "
+            "(in a judged frame a null score means 'not retrieved')."
+        )
+    return (
+        f"{place}: the score of {ids} is {row[S]!r}, which is not a finite number, so the "
+        "ranking is undefined. Replace it (e.g. pl.col('score').fill_nan(...)) or drop the row."
+    )
+
+
+def _duplicates_message(frame: pl.DataFrame, where: str, sources: Mapping[str, str], role: str) -> str:
+    first = frame.row(0, named=True)
+    if "run" in first and first["run"] in sources:
+        where = f"{sources[first['run']]} (run {first['run']!r})"
+    parts = []
+    for r in frame.iter_rows(named=True):
+        lines = f" (lines {', '.join(map(str, r[LINE]))})" if r.get(LINE) is not None else ""
+        parts.append(f"({r[Q]!r}, {r[D]!r}) x{r['_n']}{lines}")
+    col = "score" if role == "run" else "relevance"
+    return (
+        f"{where}: duplicate (query, doc) rows in the {role}: {'; '.join(parts)}. trec_eval refuses "
+        "them too; keep one row per (query, doc), e.g. "
+        f"df.group_by('query_id', 'doc_id').agg(pl.col({col!r}).max())."
+    )
+
+
+def _first_duplicates(lf: pl.LazyFrame, keys: list[str]) -> pl.DataFrame:
+    """The first three duplicated (query, doc) pairs, in file order with their lines if known."""
+    on = [*keys, Q, D]
+    dups = lf.group_by(on).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
+    if LINE not in lf.collect_schema().names():
+        return dups.sort(on, nulls_last=True).head(3).collect()
+    return (
+        lf.select(*on, LINE)
+        .join(dups, on=on, how="semi", nulls_equal=True)
+        .group_by(on)
+        .agg(pl.len().alias("_n"), pl.col(LINE).sort().head(3))
+        .sort(pl.col(LINE).list.first())
+        .head(3)
+        .collect()
+    )
+
+
+def _collect_checks(checks: list[pl.LazyFrame], role: str, where: str) -> list[pl.DataFrame]:
+    try:
+        return pl.collect_all(checks)
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(role, where, exc) from exc
+
+
+def _bad_run_row(prep: Prepared) -> pl.Expr:
+    """True for a run row :func:`_validate` refuses: a null id or score, a non-finite score/target."""
+    bad = (
+        pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(S).is_null()
+        | ~pl.col(S).cast(pl.Float64).is_finite()
+    )
+    if prep.opts.target is not None:
+        bad = bad | ~pl.col(prep.opts.target).cast(pl.Float64).is_finite().fill_null(False)
+    return bad
+
+
+def _integral(grade: pl.Expr) -> pl.Expr:
+    """A float grade that is a whole number (NaN and infinities are not: NaN == NaN in Polars)."""
+    return grade.is_finite() & (grade == grade.round())
+
+
+def _bad_judgment(prep: Prepared) -> pl.Expr:
+    """True for a judgment :func:`_validate` refuses: a null id or grade, a fractional grade."""
+    bad = pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(REL).is_null()
+    if prep.qrels.collect_schema()[REL].is_float():
+        bad = bad | ~_integral(pl.col(REL)).fill_null(True)
+    return bad
+
+
+def _validate(prep: Prepared) -> None:
+    """The cheap sanity checks, in one pass per input: nulls, non-finite scores, duplicates."""
+    run_cols = prep.run.collect_schema().names()
+    qrels_cols = prep.qrels.collect_schema().names()
+    rpos = [LINE] if LINE in run_cols else []
+    qpos = [LINE] if LINE in qrels_cols else []
+    qkeys = [k for k in prep.keys if k in qrels_cols]
+
+    def dups(lf: pl.LazyFrame, keys: list[str]) -> pl.LazyFrame:
+        # A screen: distinct 64-bit hashes of (keys, query, doc) vs rows, ~3x cheaper than a
+        # group_by on string ids. Duplicates (or, rarely, a hash collision) are then looked up
+        # exactly, with their lines, by _first_duplicates.
+        return lf.select(
+            (pl.struct(*keys, Q, D).hash().n_unique() < pl.len()).alias("_maybe_dups")
+        )
+
+    bad_score = _bad_run_row(prep)
+    target = prep.opts.target
+    # one scan of the run: the duplicate screen and whether any row is bad
+    screen = prep.run.select(
+        (pl.struct(*prep.keys, Q, D).hash().n_unique() < pl.len()).alias("_maybe_dups"),
+        bad_score.any().alias("_bad"),
+    )
+    run_checks = [screen]
+    qrels_checks = [
+        prep.qrels.filter(pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(REL).is_null())
+        .select(*qkeys, Q, D, REL, *qpos).head(1),
+        dups(prep.qrels, qkeys),
+    ]
+    if prep.qrels.collect_schema()[REL].is_float():
+        qrels_checks.append(
+            prep.qrels.filter(~_integral(pl.col(REL))).select(Q, D, REL, *qpos).head(1)
+        )
+    try:
+        run_screen, bad_qrels, dup_qrels, *frac = pl.collect_all(run_checks + qrels_checks)
+    except (pl.exceptions.PolarsError, OSError):  # find out which input failed, then say so
+        (run_screen,) = _collect_checks(run_checks, "run", prep.run_where)
+        bad_qrels, dup_qrels, *frac = _collect_checks(qrels_checks, "qrels", prep.qrels_where)
+    dup_run = run_screen.select("_maybe_dups")
+    bad_run = pl.DataFrame()
+    if run_screen["_bad"].item():  # rare: find the first bad row, with its line
+        tcol = [target] if target is not None and target not in (Q, D, S) else []
+        bad_run = prep.run.filter(bad_score).select(*prep.keys, Q, D, S, *tcol, *rpos).head(1).collect()
+    if bad_run.height:
+        row = bad_run.row(0, named=True)
+        col = Q if row[Q] is None else D if row[D] is None else S
+        if target is not None and col == S and row[S] is not None and math.isfinite(row[S]):
+            place = _place(row, prep.run_where, prep.run_sources, target)
+            msg = (
+                f"{place}: the target {target!r} of query {row[Q]!r}, doc {row[D]!r} is "
+                f"{row[target]!r}, not a finite number. Every ranked row needs a target value; "
+                f"fill or drop such rows (pl.col({target!r}).fill_null(...))."
+            )
+            raise InputError(msg)
+        place = _place(row, prep.run_where, prep.run_sources, col)
+        raise InputError(_bad_rows_message(row, place, "run"))
+    if bad_qrels.height:
+        row = bad_qrels.row(0, named=True)
+        col = Q if row[Q] is None else D if row[D] is None else REL
+        place = _place(row, prep.qrels_where, {}, col)
+        raise InputError(_bad_rows_message(row, place, "qrels"))
+    for lf, screen, keys, where, sources, role in (
+        (prep.run, dup_run, prep.keys, prep.run_where, prep.run_sources, "run"),
+        (prep.qrels, dup_qrels, qkeys, prep.qrels_where, {}, "qrels"),
+    ):
+        if screen.item():
+            found = _first_duplicates(lf, keys)
+            if found.height:
+                raise InputError(_duplicates_message(found, where, sources, role))
+    if frac and frac[0].height:
+        row = frac[0].row(0, named=True)
+        msg = (
+            f"{_place(row, prep.qrels_where, {}, REL)}: the relevance grade {row[REL]!r} of "
+            f"({row[Q]!r}, {row[D]!r}) is not an integer. Grades must be integers; round or map "
+            "them first (pl.col('relevance').round().cast(pl.Int64))."
+        )
+        raise InputError(msg)
+
+
+def _check_target(run: pl.LazyFrame, target: str, where: str) -> None:
+    schema = run.collect_schema()
+    if target not in schema:
+        msg = (
+            f"The target column {target!r} (target=...) is not in the run ({where}). "
+            f"Available columns: {', '.join(map(repr, schema.names()))}."
+        )
+        raise InputError(msg)
+    if not (schema[target].is_numeric() or schema[target] == pl.Boolean):
+        msg = (
+            f"The target column {target!r} of {where} has type {schema[target]}; it must be "
+            f"numeric (a score or a rank). Cast it first, e.g. pl.col({target!r}).cast(pl.Float64)."
+        )
+        raise InputError(msg)

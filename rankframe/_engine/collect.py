@@ -1,0 +1,190 @@
+"""The plan collected: per-query values of the evaluated queries, coverage warnings, aggregates."""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+from dataclasses import replace
+
+import polars as pl
+
+from rankframe._engine.checks import _bad_judgment, _bad_run_row, _validate
+from rankframe._engine.options import (
+    BAD_QRELS,
+    BAD_RUN,
+    CHECKS,
+    HAS_QRELS,
+    HAS_RUN,
+    N_RET,
+    Q,
+)
+from rankframe._engine.plan import keeps_every_row, per_query_plan
+from rankframe._engine.prepare import Prepared, _cast_grades, _qrels_keys
+from rankframe._errors import warn
+from rankframe._measures import MIN_GEO_MEAN, Measure
+
+
+def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tuple[pl.DataFrame, int]:
+    """Judged (group, query) pairs missing from the run, and the number of unjudged run queries."""
+    keys = prep.keys
+    run_only = wide.filter(~pl.col(HAS_QRELS)).select(Q).n_unique()
+    if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
+        # The full join kept the judged queries that no run row matched.
+        missing = wide.filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
+        return missing, run_only
+    # Judgments are replicated only into the groups that hold the query: compare with the qrels.
+    judged = prep.qrels.select(*qrels_keys, Q).unique().collect()
+    groups = wide.select(*keys).unique()
+    if qrels_keys:
+        expected = groups.join(judged, on=qrels_keys, how="inner", nulls_equal=True)
+    else:
+        expected = groups.join(judged, how="cross")
+    present = wide.filter(pl.col(HAS_RUN)).select(*keys, Q)
+    missing = expected.join(present, on=[*keys, Q], how="anti", nulls_equal=True)
+    return missing.select(*keys, Q), run_only
+
+
+def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
+    """Collect the per-query plan: every (group, query) of the full join, with its flags.
+
+    ``validate``: ``prep`` holds inputs not validated yet (grades not cast): check them first.
+    (Collecting the checks and the plan together, sharing the scans, was measured: no faster,
+    and a higher peak memory.)
+    """
+    qrels_keys = _qrels_keys(prep)
+    opts = prep.opts
+    in_plan = validate and keeps_every_row(
+        opts, prep.keys, qrels_keys, prep.pairs, prep.measures
+    )
+    unchecked = prep
+    if in_plan:
+        # The checks ride in the plan's own scans and group_by (a flag per input row, a
+        # duplicate screen per query): ~1 s less at 10M rows than scanning the inputs for them
+        # first. Only when a flag is up are the inputs scanned for the exact error.
+        prep = replace(prep)
+        prep.run = prep.run.with_columns(_bad_run_row(prep).alias(BAD_RUN))
+        prep.qrels = prep.qrels.with_columns(_bad_judgment(prep).alias(BAD_QRELS))
+        prep = _cast_grades(prep)
+    elif validate:
+        _validate(prep)
+        prep = _cast_grades(replace(prep))
+    plan = per_query_plan(
+        prep.run, prep.qrels, prep.measures, prep.keys, opts, qrels_keys,
+        qrels_given=prep.qrels_given, pairs=prep.pairs, groups=prep.groups, checks=in_plan,
+        judgment_cache=prep.judgment_cache,
+    )
+    try:
+        try:
+            raw = plan.collect()
+        except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
+            # Polars 2.1's streaming group_by panics on some list expressions over zero rows
+            # (e.g. a judged-only evaluation whose judgments are all filtered out); the
+            # in-memory engine computes the same result.
+            raw = plan.collect(engine="in-memory")
+    except (pl.exceptions.PolarsError, OSError):
+        if in_plan:  # bad input may make the plan fail (a NaN grade cast): say what is wrong
+            _validate(unchecked)
+        raise
+    if in_plan:
+        if raw.select(pl.any_horizontal(pl.col(CHECKS).fill_null(False).any())).item():
+            _validate(unchecked)  # raises the exact error; passes on a mere hash collision
+        raw = raw.drop(CHECKS)
+    return raw
+
+
+def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
+    """The evaluated rows of a raw per-query frame, flags dropped, sorted."""
+    keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
+    return raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET).sort([*prep.keys, Q], nulls_last=True)
+
+
+def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
+    """Warn of judged queries missing from the run and of run queries without judgments."""
+    missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
+    if missing.height:
+        n = missing.select(Q).n_unique()
+        fate = "scored 0 (complete=True)" if prep.opts.complete else (
+            "skipped; pass complete=True (trec_eval -c) to score them 0"
+        )
+        first = missing.sort([*prep.keys, Q], nulls_last=True).row(0, named=True)
+        example = f"query {first[Q]!r}" + (
+            " in " + ", ".join(f"{k} {first[k]!r}" for k in prep.keys) if prep.keys else ""
+        )
+        scope = "the run" if not prep.keys else (
+            f"some ({', '.join(prep.keys)}) groups: {missing.height} (group, query) pairs"
+        )
+        none_match = "" if raw.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height else (
+            " No judged query has results: check that the query ids of the qrels and the "
+            "run match (e.g. '001' vs 1, or a prefix)."
+        )
+        warn(
+            f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
+            f"({fate}), e.g. {example}.{none_match}"
+        )
+    if run_only:
+        warn(
+            f"{run_only} run quer{'y has' if run_only == 1 else 'ies have'} no judgments and "
+            f"{'is' if run_only == 1 else 'are'} ignored."
+        )
+
+
+def report_progress(label: str, raw: pl.DataFrame, seconds: float, total: float | None = None) -> None:
+    """One progress line on stderr: the ranked rows and queries of a collected plan, its time."""
+    rows = raw[N_RET].sum()
+    queries = raw.filter(pl.col(HAS_RUN)).height
+    overall = "" if total is None else f" (total {total:.1f} s)"
+    print(
+        f"rankframe: {label}: {rows:,} ranked rows, {queries:,} queries, {seconds:.1f} s{overall}",
+        file=sys.stderr, flush=True,
+    )
+
+
+def per_query_wide(
+    prep: Prepared, *, warn: bool = True, validate: bool = False, progress: bool = False
+) -> pl.DataFrame:
+    """Collect the per-query frame (one column per measure) for the evaluated queries.
+
+    ``validate``: ``prep`` was prepared with ``validate=False, cast_grades=False``: validate
+    it first (see :func:`_raw_wide`). ``progress``: report the plan when it is done.
+    """
+    start = time.perf_counter()
+    raw = _raw_wide(prep, validate=validate)
+    if progress:
+        report_progress("one plan", raw, time.perf_counter() - start)
+    if warn:
+        _warn_coverage(prep, raw)
+    return _evaluated(prep, raw)
+
+
+def aggregate(wide: pl.DataFrame, measures: list[Measure], keys: list[str]) -> pl.DataFrame:
+    """Aggregate a wide per-query frame across queries (mean, sum or geometric mean)."""
+    exprs = []
+    for m in measures:
+        col = pl.col(repr(m))
+        if m.AGGREGATE == "sum":
+            e = col.sum().cast(pl.Float64)
+        elif m.AGGREGATE == "gmean":
+            e = col.clip(lower_bound=MIN_GEO_MEAN).log().mean().exp()
+        elif m.AGGREGATE == "none":
+            continue
+        else:
+            e = col.mean()
+        exprs.append(e.alias(repr(m)))
+    if keys:
+        out = wide.group_by(keys, maintain_order=True).agg(exprs).sort(keys, nulls_last=True)
+    else:
+        out = wide.select(exprs) if wide.height else pl.DataFrame(
+            {repr(m): [math.nan] for m in measures if m.AGGREGATE != "none"}
+        )
+    return out
+
+
+def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.DataFrame:
+    names = [repr(m) for m in measures if m.DTYPE == pl.Float64]
+    order = {n: i for i, n in enumerate(names)}
+    long = wide.select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
+        index=index, on=names, variable_name="measure", value_name="value"
+    )
+    long = long.with_columns(pl.col("measure").replace_strict(order).alias("_m"))
+    return long.sort([*index, "_m"], nulls_last=True).drop("_m")

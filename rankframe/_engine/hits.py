@@ -1,0 +1,207 @@
+"""The hits-only plan: the retrieved documents judged relevant, judgment statistics from the qrels."""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._engine.combine import _combine, _uses_partials
+from rankframe._engine.options import (
+    BAD_QRELS,
+    BAD_RUN,
+    DUP,
+    HAS_QRELS,
+    HAS_RUN,
+    N_RET,
+    RANK,
+    REL,
+    D,
+    Options,
+    Q,
+    S,
+)
+from rankframe._engine.rank import doc_hash, rank_expr
+from rankframe._measures import Ctx, Measure
+from rankframe._measures._params import GRADE_POSITION
+
+
+def hits_level(measures: list[Measure], opts: Options, pairs: pl.LazyFrame | None) -> int | None:
+    """The lowest grade any measure reads when all are hits-only (:attr:`Measure.HITS_ONLY`).
+
+    ``None`` where the general plan is needed: a measure reading other rows, a target column or
+    preference pairs, the "average" tie policy (tie groups span every row) or judged-only runs.
+    """
+    if (
+        not measures or pairs is not None or opts.target is not None or opts.judged_only
+        or opts.ties == "average"
+    ):
+        return None
+    levels = [m.hit_level(opts.relevance_level) for m in measures]
+    if any(level is None for level in levels):
+        return None
+    return min(levels)  # type: ignore[type-var]
+
+
+def hits_plan(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    measures: list[Measure],
+    keys: list[str],
+    opts: Options,
+    level: int,
+    qrels_keys: list[str] | None = None,
+    groups: pl.LazyFrame | None = None,
+    *,
+    checks: bool = False,
+    cache: dict | None = None,
+) -> pl.LazyFrame:
+    """The per-query plan of hits-only measures: same columns and values as the general plan.
+
+    1. rank the run once (and count each query's retrieved documents in the same window);
+    2. LEFT join only the judgments of grade >= ``level`` and keep the joined rows plus each
+       query's rank-1 row (so every query of the run stays, with its count): about a tenth of
+       the rows of the full join on TREC-like data;
+    3. the statistics of the judgments (number relevant, ideal DCG...,
+       :meth:`Ctx.judgments`) from one ``group_by`` over the same judgments alone (computed
+       once, whatever the runs and breakdowns), joined per query; queries judged but not
+       retrieved get a row of their own;
+    4. one ``group_by`` evaluates every measure on the small frame.
+
+    ``checks``: the bad-row flags ride along (bad run rows are kept by the filter); duplicates
+    are screened per query on 64-bit doc-id hashes, in the rank window and the qrels group_by;
+    a raised flag triggers the scan that finds the exact error.
+
+    ``cache``: a dict shared by plans of several runs against the same judgments; the
+    judgment-side per-query frame is then collected by the first plan and read by the others.
+    """
+    qrels_keys = list(qrels_keys or [])
+    group = [*keys, Q]
+    score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
+    flags = [BAD_RUN] if checks else []
+    order = ["_order"] if opts.ties == "input" else []
+    # no with_columns before the windows: the optimiser would move the count into it and
+    # the query groups would be built twice
+    run = run.select(*group, D, pl.col(S).cast(score_dtype), *order, *flags)
+    rank = rank_expr(group, run.collect_schema()[D], opts.ties)
+    n_ret = pl.len().over(group)
+    if opts.depth is not None:
+        n_ret = pl.min_horizontal(n_ret, pl.lit(opts.depth, pl.UInt32))
+    # the window's groups are shared: counting and the duplicate screen cost next to nothing
+    extra = [n_ret.alias(N_RET)]
+    if checks:  # (in one with_columns with the rank: a second one would group again)
+        duplicated = doc_hash(pl.col(D)).n_unique().over(group) < pl.len().over(group)
+        extra.append(duplicated.alias(DUP))
+    ranked = run.with_columns(rank.alias(RANK), *extra)
+    if opts.depth is not None:
+        ranked = ranked.filter(pl.col(RANK) <= opts.depth)
+    judged = qrels.filter(pl.col(REL) >= level).select(*qrels_keys, Q, D, REL)
+    keep = pl.col(REL).is_not_null() | (pl.col(RANK) == 1)
+    if checks:  # bad rows reach the group_by (the duplicate flag is on each query's rank 1)
+        keep = keep | pl.col(BAD_RUN)
+    rows = (
+        ranked.join(judged, on=[*qrels_keys, Q, D], how="left", nulls_equal=True)
+        .filter(keep)
+        .select(*group, RANK, REL, N_RET, *flags, *([DUP] if checks else []))
+    )
+
+    stats: dict[str, pl.Expr] = {}
+    lists: dict[str, pl.Expr] = {}
+    partials: dict[str, pl.Expr] = {}
+    derived: dict[str, pl.Expr] = {}
+    ctx = Ctx(
+        rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
+        partials=partials, derived_columns=derived, judgment_stats=stats,
+        judgment_lists=lists, n_ret=pl.col(N_RET).first(), few_rows=level >= 1,
+    )
+    exprs, post = [], []
+    for m in measures:
+        e = m.aggregation(ctx)
+        (post if _uses_partials(e) else exprs).append(e)
+
+    present = "_judged"
+    qkey = [*qrels_keys, Q]
+    per_query = _judgment_side(qrels, judged, {**stats, **lists}, qrels_keys, present, checks=checks)
+    if cache is not None:
+        key = (level, tuple(stats), tuple(lists), checks, tuple(qrels_keys))
+        if key not in cache:
+            cache[key] = per_query.collect()
+        per_query = cache[key].lazy()
+    # the list statistics join each query's row after the group_by, the others every row
+    judgment_lists = per_query.select(*qkey, *lists)
+    per_query = per_query.drop(*lists)
+    filled = [
+        pl.col(present).fill_null(False), pl.col(N_RET).fill_null(0),
+        *(pl.col(n).fill_null(0) for n in stats),
+    ]
+    frame = rows.join(per_query, on=[*qrels_keys, Q], how="left", nulls_equal=True)
+    # the judged queries a group did not retrieve: trec_eval scores them 0 with -c
+    retrieved = rows.filter(pl.col(RANK) == 1).select(group)
+    unretrieved = None
+    if len(qrels_keys) == len(keys):
+        unretrieved = per_query
+    elif opts.complete:
+        every = ranked.select(keys).unique() if groups is None else groups
+        unretrieved = every.join(
+            per_query, on=qrels_keys or None, how="inner" if qrels_keys else "cross",
+            nulls_equal=True,
+        )
+    if unretrieved is not None:
+        alone = unretrieved.join(retrieved, on=group, how="anti", nulls_equal=True)
+        frame = pl.concat([frame, alone], how="diagonal_relaxed")
+    frame = frame.with_columns(filled)
+
+    out = frame.group_by(group).agg(
+        pl.col(RANK).is_not_null().any().alias(HAS_RUN),
+        pl.col(N_RET).first().alias(N_RET),
+        pl.col(present).first().alias(HAS_QRELS),
+        *exprs,
+        *(e.alias(n) for n, e in partials.items()),
+        *([
+            pl.col(BAD_RUN).fill_null(False).any().alias(BAD_RUN),
+            pl.col(BAD_QRELS).fill_null(False).any().alias(BAD_QRELS),
+            (pl.col(DUP).fill_null(False).any() | pl.col("_qrels_dup").first().fill_null(False))
+            .alias(DUP),
+        ] if checks else []),
+    )
+    if lists:
+        dtypes = judgment_lists.collect_schema()
+        out = out.join(judgment_lists, on=qkey, how="left", nulls_equal=True).with_columns(
+            pl.col(n).fill_null(pl.lit([], dtype=dtypes[n])) for n in lists
+        )
+    if post:
+        out = _combine(out, {**partials, **lists}, derived, post)
+    return out
+
+
+def _judgment_side(
+    qrels: pl.LazyFrame,
+    judged: pl.LazyFrame,
+    stats: dict[str, pl.Expr],
+    qrels_keys: list[str],
+    present: str,
+    *,
+    checks: bool,
+) -> pl.LazyFrame:
+    """Per (qrels keys, query): ``present``, the judgment statistics ``stats`` and the checks.
+
+    ``judged``: the judgments the measures read (grade >= their level).
+    """
+    qkey = [*qrels_keys, Q]
+    per_query = qrels.group_by(qkey).agg(
+        pl.lit(True).alias(present),
+        *([
+            pl.col(BAD_QRELS).any().alias(BAD_QRELS),
+            (doc_hash(pl.col(D)).n_unique() < pl.len()).alias("_qrels_dup"),
+        ] if checks else []),
+    )
+    if stats:
+        # the statistics are sums over the judgments the measures read (grade >= level): a
+        # group_by over those only; ideal positions by a window (ranking inside is ~3x slower)
+        counted = judged
+        if any(GRADE_POSITION in e.meta.root_names() for e in stats.values()):
+            by_grade = pl.col(REL).rank("ordinal", descending=True).over(qkey)
+            counted = counted.with_columns(by_grade.alias(GRADE_POSITION))
+        per_query = per_query.join(
+            counted.group_by(qkey).agg(e.alias(n) for n, e in stats.items()),
+            on=qkey, how="left", nulls_equal=True,
+        )
+    return per_query

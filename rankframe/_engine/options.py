@@ -1,0 +1,61 @@
+"""Evaluation options (trec_eval's defaults) and the column names the plans share."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from rankframe._errors import MeasureError
+
+Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
+TARGET = "_target"
+HAS_RUN, HAS_QRELS = "_has_run", "_has_qrels"
+#: Retrieved documents of each (group, query) row of the plan's result (for progress reports).
+N_RET = "_n_ret"
+#: In-plan input checks (see :func:`per_query_plan`'s ``checks``): a bad run row, a bad
+#: judgment, a (query, doc) pair seen twice in a group.
+BAD_RUN, BAD_QRELS, DUP = "_bad_run", "_bad_qrels", "_dup"
+CHECKS = (BAD_RUN, BAD_QRELS, DUP)
+
+TiePolicy = Literal["trec_eval", "average", "input"]
+TIE_POLICIES = ("trec_eval", "average", "input")
+
+
+@dataclass(frozen=True)
+class Options:
+    """Evaluation options (trec_eval's defaults)."""
+
+    complete: bool = False
+    depth: int | None = None
+    relevance_level: int = 1
+    ties: TiePolicy = "trec_eval"
+    score_dtype: Literal["float64", "float32"] = "float64"
+    judged_only: bool = False
+    #: A run column holding the target ranking (a second score or a rank), for the measures
+    #: that compare two rankings; ``None``: the relevance grades are the target.
+    target: str | None = None
+    #: ``"desc"``: larger target values rank first (scores); ``"asc"``: smaller first (ranks).
+    target_order: Literal["desc", "asc"] = "desc"
+
+    def __post_init__(self) -> None:
+        if self.target is not None and not isinstance(self.target, str):
+            msg = f"The 'target' option must be a column name. Got {self.target!r}."
+            raise MeasureError(msg)
+        if self.target_order not in ("desc", "asc"):
+            msg = f"The 'target_order' option must be 'desc' or 'asc'. Got {self.target_order!r}."
+            raise MeasureError(msg)
+        if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):
+            msg = f"The 'depth' option must be an int >= 1 or None. Got {self.depth!r}."
+            raise MeasureError(msg)
+        if self.ties not in TIE_POLICIES:
+            msg = f"The 'ties' option must be one of {TIE_POLICIES}. Got {self.ties!r}."
+            raise MeasureError(msg)
+        if self.score_dtype not in ("float64", "float32"):
+            msg = f"The 'score_dtype' option must be 'float64' or 'float32'. Got {self.score_dtype!r}."
+            raise MeasureError(msg)
+        if isinstance(self.relevance_level, bool) or not isinstance(self.relevance_level, int):
+            msg = (
+                "The 'relevance_level' option must be an int. "
+                f"Got {self.relevance_level!r} ({type(self.relevance_level).__name__})."
+            )
+            raise MeasureError(msg)

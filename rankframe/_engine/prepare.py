@@ -1,0 +1,228 @@
+"""Inputs read, mapped, aligned and validated; measures and options parsed (:class:`Prepared`)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rankframe._engine.checks import _check_dtypes, _check_target, _validate
+from rankframe._engine.options import (
+    REL,
+    D,
+    Options,
+    Q,
+    S,
+)
+from rankframe._engine.pairs import preference_pairs
+from rankframe._errors import InputError
+from rankframe._io.prefs import read_prefs_source
+from rankframe._io.readers import Source, describe, read_judged, read_qrels, read_run
+from rankframe._measures import Measure
+from rankframe._measures._names import parse_measures
+
+MeasureSpec = str | Measure
+
+
+@dataclass
+class Prepared:
+    """Inputs after reading, mapping and validation, ready for the planner."""
+
+    run: pl.LazyFrame
+    qrels: pl.LazyFrame
+    keys: list[str]
+    measures: list[Measure]
+    opts: Options
+    run_where: str
+    qrels_where: str
+    #: For several runs: run name -> the source it came from (for error messages).
+    run_sources: dict[str, str] = field(default_factory=dict)
+    #: Whether qrels were given (else a target column judges the run).
+    qrels_given: bool = True
+    #: Preference pairs ``query_id, _a, _b`` when they are the target (``prefs=...``).
+    pairs: pl.LazyFrame | None = None
+    #: Every (run, breakdown) group, when ``run`` is one query partition of the evaluation.
+    groups: pl.LazyFrame | None = None
+    #: The name of the run when it is one of several evaluated apart (a ``run`` column is then
+    #: added to its per-query rows).
+    run_name: str | None = None
+    #: Shared by runs evaluated apart against the same judgments: the judgment-side per-query
+    #: frames of the hits plan, computed for the first run only (see :func:`hits_plan`).
+    judgment_cache: dict | None = None
+
+
+def _describe(source: Any, role: str = "input") -> str:
+    return describe(source, role)
+
+
+def _named_runs(run: Any) -> list[tuple[str, Any]] | None:
+    """``(name, source)`` of each run of a dict or list of runs; ``None`` for a single run."""
+    if isinstance(run, Mapping):
+        return [(str(k), v) for k, v in run.items()]
+    if not isinstance(run, list | tuple):
+        return None
+    items = []
+    for i, src in enumerate(run):
+        name = Path(os.fspath(src)).name if isinstance(src, str | os.PathLike) else f"run_{i}"
+        items.append((name, src))
+    names = [n for n, _ in items]
+    if len(set(names)) != len(names):
+        items = [(f"{n}#{i}", s) for i, (n, s) in enumerate(items)]
+    return items
+
+
+def _read_run(source: Source, columns: Mapping[str, str] | None) -> pl.LazyFrame:
+    """One run, its columns mapped and their dtypes checked (TREC text is parsed here)."""
+    return _check_dtypes(read_run(source, columns=columns), "run", _describe(source, "run"))
+
+
+def _runs_input(
+    run: Any, columns: Mapping[str, str] | None
+) -> tuple[pl.LazyFrame, str, dict[str, str]]:
+    """Read one run, or several (a list or a dict name -> source) stacked with a ``run`` column.
+
+    Returns the frame, a description of the source(s) and, for several runs, run name -> source.
+    """
+    items = _named_runs(run)
+    if items is None:
+        where = _describe(run, "run")
+        return _check_dtypes(read_run(run, columns=columns), "run", where), where, {}
+    if not items:
+        msg = "The run list is empty; pass at least one run (a path or a frame)."
+        raise InputError(msg)
+    frames = []
+    for name, src in items:
+        lf = _read_run(src, columns)
+        tag = pl.lit(name)
+        if "run" in lf.collect_schema().names():  # a frame of several runs: keep their names
+            tag = pl.concat_str([tag, pl.lit("/"), pl.col("run").cast(pl.String)])
+        frames.append(lf.with_columns(tag.alias("run")))
+    sources = {name: _describe(src, "run") for name, src in items}
+    stacked = pl.concat(_align_ids(*frames), how="diagonal_relaxed")
+    return stacked, ", ".join(sources.values()), sources
+
+
+def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
+    """Give ids one dtype in every frame: Int64 if all are integers, else String.
+
+    Integers stay integers (faster to rank and join); a String on any side turns the others'
+    integers into their decimal text, which is also what trec_eval compares.
+    """
+    schemas = [f.collect_schema() for f in frames]
+    out = list(frames)
+    for col in (Q, D):
+        dtypes = [s[col] for s in schemas if col in s]
+        if len(set(dtypes)) <= 1:
+            continue
+        ints = all(dt.is_integer() for dt in dtypes) and pl.UInt64 not in dtypes
+        target = pl.Int64 if ints else pl.String
+        out = [
+            f.with_columns(pl.col(col).cast(target)) if col in s and s[col] != target else f
+            for f, s in zip(out, schemas, strict=True)
+        ]
+    return tuple(out)
+
+
+def prepare(
+    qrels: Source | None,
+    run: Source | None,
+    measures: MeasureSpec | Iterable[MeasureSpec],
+    *,
+    judged: Source | None = None,
+    by: Sequence[str] | None = None,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+    validate: bool = True,
+    prefs: Source | None = None,
+    cast_grades: bool = True,
+    **options: Any,
+) -> Prepared:
+    """Read, map, align and validate inputs; parse measures and options.
+
+    ``cast_grades=False`` leaves the grades' dtype for a later :func:`_validate` (which refuses
+    fractional grades) and :func:`_cast_grades`.
+    """
+    opts = Options(**options)
+    parsed = parse_measures(measures)
+    sources: dict[str, str] = {}
+    prefs_lf = None
+    if prefs is not None:
+        if qrels is not None or judged is not None or opts.target is not None:
+            msg = (
+                "prefs=... is the target of the comparison; pass it instead of qrels, a judged "
+                "frame or a target column, not with them."
+            )
+            raise InputError(msg)
+        if run is None:
+            msg = "evaluate(prefs=...) needs a run to compare with the preferences."
+            raise InputError(msg)
+        prefs_lf = read_prefs_source(prefs)
+        run_lf, run_where, sources = _runs_input(run, run_columns)
+        qrels_where = _describe(prefs, "prefs")
+        qrels_lf = prefs_lf.select(Q, D).unique().with_columns(pl.lit(0, pl.Int64).alias(REL))
+    elif judged is not None:
+        if qrels is not None or run is not None:
+            msg = "Pass either qrels and run, or judged=..., not both."
+            raise InputError(msg)
+        run_where = qrels_where = _describe(judged, "judged")
+        frame = read_judged(judged, columns={**(qrels_columns or {}), **(run_columns or {})})
+        frame = _check_dtypes(frame, "judged", run_where)
+        run_lf = frame.filter(pl.col(S).is_not_null())
+        qrels_lf = frame.filter(pl.col(REL).is_not_null())
+    else:
+        if run is None or (qrels is None and opts.target is None):
+            msg = (
+                "evaluate needs qrels and a run (or a judged frame: evaluate(judged=df, ...), "
+                "or a run with a target column: evaluate(run=df, target='column', ...))."
+            )
+            raise InputError(msg)
+        run_lf, run_where, sources = _runs_input(run, run_columns)
+        if qrels is None:
+            qrels_where = "no qrels (target column)"
+            schema = run_lf.collect_schema()
+            qrels_lf = pl.LazyFrame(schema={Q: schema[Q], D: schema[D], REL: pl.Int64})
+        else:
+            qrels_where = _describe(qrels, "qrels")
+            qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
+    if prefs_lf is not None:
+        run_lf, qrels_lf, prefs_lf = _align_ids(run_lf, qrels_lf, prefs_lf)
+    else:
+        run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
+    names = run_lf.collect_schema().names()
+    keys = ["run"] if "run" in names else []
+    for col in by or ():
+        if col not in names:
+            msg = (
+                f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "
+                f"Available columns: {', '.join(map(repr, names))}."
+            )
+            raise InputError(msg)
+        if col not in keys:
+            keys.append(col)
+    if opts.target is not None:
+        _check_target(run_lf, opts.target, run_where)
+    if opts.ties == "input":
+        run_lf = run_lf.with_row_index("_order")
+    prep = Prepared(
+        run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where, sources,
+        qrels_given=qrels is not None or judged is not None or prefs is not None,
+        pairs=None if prefs_lf is None else preference_pairs(prefs_lf),
+    )
+    if validate:
+        _validate(prep)  # before the cast below, so that fractional grades are caught
+    return _cast_grades(prep) if cast_grades else prep
+
+
+def _cast_grades(prep: Prepared) -> Prepared:
+    """Grades as Int64 (after validation: fractional grades are refused there)."""
+    if prep.qrels.collect_schema()[REL] != pl.Int64:
+        prep.qrels = prep.qrels.with_columns(pl.col(REL).cast(pl.Int64))
+    return prep
+
+
+def _qrels_keys(prep: Prepared) -> list[str]:
+    return [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
