@@ -21,6 +21,17 @@ class UsageError(Exception):
     """A bad combination of command-line arguments (exit status 2)."""
 
 
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        msg = f"expected a positive integer, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return value
+
+
 @contextlib.contextmanager
 def _warnings_to_stderr() -> Iterator[None]:
     """Print the warnings raised inside as ``rankframe: warning: ...`` lines, once each."""

@@ -18,10 +18,10 @@ from rankframe._cli.common import (
     UsageError,
     _add_semantics,
     _files_in_measures_hint,
+    _positive_int,
     _run_names,
     _warnings_to_stderr,
 )
-from rankframe._cli.learn import _positive_int
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.options import TIE_POLICIES

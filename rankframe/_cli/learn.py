@@ -20,14 +20,11 @@ from typing import Any
 
 import numpy as np
 
-PROG = "rankframe"
+from rankframe._cli.common import PROG, UsageError, _positive_int
+
 _TRAINABLE = ("pointwise", "hinge", "exponential", "ranknet", "lambdarank", "structured")
 
 __all__ = ["add_learn_parser", "main"]
-
-
-class _Usage(Exception):
-    """A bad combination of arguments (exit status 2)."""
 
 
 def _fraction(text: str) -> float:
@@ -37,17 +34,6 @@ def _fraction(text: str) -> float:
         value = -1.0
     if not 0.0 < value < 1.0:
         msg = f"expected a fraction strictly between 0 and 1, got {text!r}"
-        raise argparse.ArgumentTypeError(msg)
-    return value
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        msg = f"expected a positive integer, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
 
@@ -67,11 +53,11 @@ def _splits(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         train_share = 1.0 - sum(parts.values())
         if train_share <= 0:
             msg = f"the validation and test fractions leave no training queries ({parts})"
-            raise _Usage(msg)
+            raise UsageError(msg)
         try:
             pieces = split_by_query(data, (train_share, *parts.values()), seed=args.seed)
         except ValueError as exc:
-            raise _Usage(str(exc)) from None
+            raise UsageError(str(exc)) from None
         train = pieces[0]
         got = dict(zip(parts, pieces[1:], strict=True))
         valid = got.get("validation", valid)
@@ -101,7 +87,7 @@ def _cmd_learn(args: argparse.Namespace) -> int:
     try:
         if args.baseline is not None and args.baseline not in args.losses:
             msg = f"--baseline {args.baseline} is not one of --losses {' '.join(args.losses)}"
-            raise _Usage(msg)
+            raise UsageError(msg)
         train, valid, test = _splits(args)
         configs = [Config(lr, l2, args.epochs) for lr in args.lr for l2 in args.l2]
         progress = (lambda line: print(line, file=sys.stderr)) if args.verbose else None
@@ -111,7 +97,7 @@ def _cmd_learn(args: argparse.Namespace) -> int:
             patience=args.patience, early_stopping=not args.no_early_stopping, seed=args.seed,
             progress=progress,
         )
-    except (_Usage, MeasureError) as err:
+    except (UsageError, MeasureError) as err:
         args.parser.print_usage(sys.stderr)
         print(f"{args.parser.prog}: error: {err}", file=sys.stderr)
         return 2
