@@ -14,7 +14,9 @@ import polars as pl
 import pytest
 
 import rankframe as rf
-from rankframe._compare.report import MAX_DIFF_FIGURES, figures, format_table, html_report, save_figures
+from rankframe._compare.figures import MAX_DIFF_FIGURES, figures, save_figures
+from rankframe._compare.html_report import html_report
+from rankframe._compare.tables import format_table
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "data"

@@ -2,4 +2,14 @@
 
 Imported on first use of :func:`rankframe.compare` (the statistics need scipy). Above the
 engine: a comparison evaluates its runs per query with :func:`rankframe.evaluate`.
+
+Modules by role (this package module imports none of them):
+
+* :mod:`.comparison`: :func:`compare` and its result, :class:`Comparison`; :mod:`.pairs` tests the
+  compared pairs of one measure's query x run matrix.
+* Statistics (numpy, scipy): :mod:`.stats` gathers :mod:`.descriptive`, :mod:`.paired`,
+  :mod:`.resampling`, :mod:`.tukey` and :mod:`.corrections`, which share the input checks of
+  :mod:`.arrays`.
+* Output (Polars; matplotlib for figures): :mod:`.tables`, :mod:`.figures` (drawn by
+  :mod:`.plots`) and :mod:`.html_report`, which share the frame helpers of :mod:`.frames`.
 """

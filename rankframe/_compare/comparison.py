@@ -10,20 +10,23 @@ CSV, JSON, plots and a self-contained HTML report.
 from __future__ import annotations
 
 import json
-import sys
-import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import polars as pl
 
-from rankframe._engine.evaluate import MeasureSpec, Source, _named_runs, evaluate
+from rankframe._compare.pairs import _Bar, _pairs_schema, _test_pairs
+from rankframe._engine.evaluate import evaluate
+from rankframe._engine.prepare import MeasureSpec, _named_runs
 from rankframe._errors import MeasureError, warn
 from rankframe._measures._names import parse_measures
+
+if TYPE_CHECKING:
+    from rankframe._io.readers import Source
 
 TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
@@ -87,9 +90,9 @@ class Comparison:
 
         A run's cell carries the letters of the runs it is significantly better than.
         """
-        from rankframe._compare import report as _report
+        from rankframe._compare import tables as _tables
 
-        return _report.format_table(
+        return _tables.format_table(
             self.summary, self.pairs, fmt=fmt, by=self.by, digits=digits, alpha=self.alpha,
             show_ci=show_ci,
         )
@@ -175,25 +178,25 @@ class Comparison:
 
     def figures(self) -> dict[str, Any]:
         """The report's plots as matplotlib figures, by name (needs ``rankframe[report]``)."""
-        from rankframe._compare import report as _report
+        from rankframe._compare import figures as _figures
 
-        return _report.figures(
+        return _figures.figures(
             self.summary, self.pairs, self.per_query, curves=self.curves(), cutoffs=self.cutoffs(),
             by=self.by,
         )
 
     def save_figures(self, directory: str | Path, formats: Sequence[str] = ("png", "svg")) -> list[Path]:
         """Write every plot of :meth:`figures` to ``directory`` as PNG and SVG files."""
-        from rankframe._compare import report as _report
+        from rankframe._compare import figures as _figures
 
         Path(directory).mkdir(parents=True, exist_ok=True)
-        return _report.save_figures(self.figures(), Path(directory), formats=tuple(formats))
+        return _figures.save_figures(self.figures(), Path(directory), formats=tuple(formats))
 
     def to_html(self, path: str | Path | None = None, *, title: str = "rankframe comparison") -> str | None:
         """A self-contained HTML report (tables and inline SVG plots, nothing fetched at view time)."""
-        from rankframe._compare import report as _report
+        from rankframe._compare import html_report as _html_report
 
-        text = _report.html_report(
+        text = _html_report.html_report(
             self.summary, self.pairs, self.per_query, curves=self.curves(), cutoffs=self.cutoffs(),
             by=self.by, title=title, alpha=self.alpha, meta=self.meta,
         )
@@ -207,26 +210,6 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, np.generic):
         return value.item()
     return str(value)
-
-
-class _Bar:
-    """A progress bar on stderr for resampling tests (one line, redrawn at most 10 times a second)."""
-
-    def __init__(self, total: int, label: str) -> None:
-        self.total, self.label, self.done, self.last = total, label, 0, 0.0
-
-    def advance(self, step: int) -> None:
-        self.done += step
-        now = time.monotonic()
-        if now - self.last < 0.1 and self.done < self.total:
-            return
-        self.last = now
-        width = 30
-        filled = int(width * self.done / max(self.total, 1))
-        print(
-            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}",
-            end="" if self.done < self.total else "\n", file=sys.stderr, flush=True,
-        )
 
 
 def compare(
@@ -470,90 +453,8 @@ def compare(
     )
 
 
-def _follow(bar: _Bar) -> Callable[[int, int], None]:
-    """A ``progress(done, total)`` callback of one resampling run that advances ``bar``."""
-    seen = [0]
-
-    def progress(done: int, total: int) -> None:
-        bar.advance(done - seen[0])
-        seen[0] = done
-
-    return progress
-
-
 def _summary_schema(per_query: pl.DataFrame, by: tuple[str, ...]) -> dict[str, pl.DataType]:
     return {
         **{c: per_query.schema[c] for c in by}, "measure": pl.String(), "run": pl.String(),
         "n": pl.Int64(), "mean": pl.Float64(), "ci_low": pl.Float64(), "ci_high": pl.Float64(),
     }
-
-
-def _pairs_schema(per_query: pl.DataFrame, by: tuple[str, ...]) -> dict[str, pl.DataType]:
-    f, i = pl.Float64(), pl.Int64()
-    return {
-        **{c: per_query.schema[c] for c in by}, "measure": pl.String(), "baseline": pl.String(),
-        "run": pl.String(), "n": i, "diff": f, "ci_low": f, "ci_high": f, "statistic": f,
-        "p_value": f, "p_adjusted": f, "significant": pl.Boolean(), "effect_size": f,
-        "wins": i, "ties": i, "losses": i, "test": pl.String(), "correction": pl.String(),
-    }
-
-
-def _test_pairs(
-    x: np.ndarray,
-    pairs_idx: list[tuple[int, int]],
-    run_names: list[str],
-    labels: dict[str, Any],
-    *,
-    test: str,
-    correction: str,
-    alpha: float,
-    confidence: float,
-    n_permutations: int,
-    n_bootstrap: int,
-    seed: int,
-    bar: _Bar | None,
-) -> list[dict[str, Any]]:
-    """Test every pair of one (group, measure) matrix at once; rows of the pairs frame."""
-    from rankframe._compare import stats as _stats
-
-    base = np.array([i for i, _ in pairs_idx])
-    other = np.array([j for _, j in pairs_idx])
-    d = x[:, other] - x[:, base]
-    n = x.shape[0]
-    progress = None if bar is None else _follow(bar)
-    diff = d.mean(axis=0)
-    _, low, high = _stats.mean_ci(d, confidence)
-    if test == "t":
-        stat, p = _stats.paired_t(d)
-    elif test == "wilcoxon":
-        stat, p = _stats.wilcoxon(d)
-    elif test == "permutation":
-        stat, p = _stats.permutation(d, n_permutations, seed, progress=progress)
-    elif test == "bootstrap":
-        p, low, high = _stats.bootstrap(d, n_bootstrap, seed, confidence, progress=progress)
-        stat = diff
-    else:  # tukey: all pairs of the matrix, then those asked for, oriented run - baseline
-        pairs, t_diff, t_p, t_low, t_high = _stats.tukey_hsd(x, confidence=confidence)
-        where = {(int(a), int(b)): k for k, (a, b) in enumerate(np.asarray(pairs))}
-        stat, p = np.empty(len(pairs_idx)), np.empty(len(pairs_idx))
-        low, high = np.empty(len(pairs_idx)), np.empty(len(pairs_idx))
-        for k, (i, j) in enumerate(pairs_idx):
-            kk, sign = (where[(i, j)], 1.0) if (i, j) in where else (where[(j, i)], -1.0)
-            # tukey_hsd's diff is column b minus column a for its pair (a, b)
-            stat[k], p[k] = sign * t_diff[kk], t_p[kk]
-            low[k], high[k] = sorted((sign * t_low[kk], sign * t_high[kk]))
-    adjusted = p if test == "tukey" else _stats.correct(p, correction)
-    effect = _stats.effect_size(d)
-    wins, ties, losses = _stats.wins_ties_losses(d)
-    rows = []
-    for k, (i, j) in enumerate(pairs_idx):
-        rows.append({
-            **labels, "baseline": run_names[i], "run": run_names[j], "n": n,
-            "diff": float(diff[k]), "ci_low": float(low[k]), "ci_high": float(high[k]),
-            "statistic": float(stat[k]), "p_value": float(p[k]), "p_adjusted": float(adjusted[k]),
-            "significant": bool(adjusted[k] < alpha), "effect_size": float(effect[k]),
-            "wins": int(wins[k]), "ties": int(ties[k]), "losses": int(losses[k]),
-            "test": test, "correction": "tukey" if test == "tukey" else correction,
-        })
-    return rows
-

@@ -1,0 +1,112 @@
+"""Testing the compared pairs of one measure's query x run matrix, with a progress bar on stderr."""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import polars as pl
+
+
+class _Bar:
+    """A progress bar on stderr for resampling tests (one line, redrawn at most 10 times a second)."""
+
+    def __init__(self, total: int, label: str) -> None:
+        self.total, self.label, self.done, self.last = total, label, 0, 0.0
+
+    def advance(self, step: int) -> None:
+        self.done += step
+        now = time.monotonic()
+        if now - self.last < 0.1 and self.done < self.total:
+            return
+        self.last = now
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        print(
+            f"\r{self.label} [{'#' * filled}{'.' * (width - filled)}] {self.done}/{self.total}",
+            end="" if self.done < self.total else "\n", file=sys.stderr, flush=True,
+        )
+
+
+def _follow(bar: _Bar) -> Callable[[int, int], None]:
+    """A ``progress(done, total)`` callback of one resampling run that advances ``bar``."""
+    seen = [0]
+
+    def progress(done: int, total: int) -> None:
+        bar.advance(done - seen[0])
+        seen[0] = done
+
+    return progress
+
+
+def _pairs_schema(per_query: pl.DataFrame, by: tuple[str, ...]) -> dict[str, pl.DataType]:
+    f, i = pl.Float64(), pl.Int64()
+    return {
+        **{c: per_query.schema[c] for c in by}, "measure": pl.String(), "baseline": pl.String(),
+        "run": pl.String(), "n": i, "diff": f, "ci_low": f, "ci_high": f, "statistic": f,
+        "p_value": f, "p_adjusted": f, "significant": pl.Boolean(), "effect_size": f,
+        "wins": i, "ties": i, "losses": i, "test": pl.String(), "correction": pl.String(),
+    }
+
+
+def _test_pairs(
+    x: np.ndarray,
+    pairs_idx: list[tuple[int, int]],
+    run_names: list[str],
+    labels: dict[str, Any],
+    *,
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    n_permutations: int,
+    n_bootstrap: int,
+    seed: int,
+    bar: _Bar | None,
+) -> list[dict[str, Any]]:
+    """Test every pair of one (group, measure) matrix at once; rows of the pairs frame."""
+    from rankframe._compare import stats as _stats
+
+    base = np.array([i for i, _ in pairs_idx])
+    other = np.array([j for _, j in pairs_idx])
+    d = x[:, other] - x[:, base]
+    n = x.shape[0]
+    progress = None if bar is None else _follow(bar)
+    diff = d.mean(axis=0)
+    _, low, high = _stats.mean_ci(d, confidence)
+    if test == "t":
+        stat, p = _stats.paired_t(d)
+    elif test == "wilcoxon":
+        stat, p = _stats.wilcoxon(d)
+    elif test == "permutation":
+        stat, p = _stats.permutation(d, n_permutations, seed, progress=progress)
+    elif test == "bootstrap":
+        p, low, high = _stats.bootstrap(d, n_bootstrap, seed, confidence, progress=progress)
+        stat = diff
+    else:  # tukey: all pairs of the matrix, then those asked for, oriented run - baseline
+        pairs, t_diff, t_p, t_low, t_high = _stats.tukey_hsd(x, confidence=confidence)
+        where = {(int(a), int(b)): k for k, (a, b) in enumerate(np.asarray(pairs))}
+        stat, p = np.empty(len(pairs_idx)), np.empty(len(pairs_idx))
+        low, high = np.empty(len(pairs_idx)), np.empty(len(pairs_idx))
+        for k, (i, j) in enumerate(pairs_idx):
+            kk, sign = (where[(i, j)], 1.0) if (i, j) in where else (where[(j, i)], -1.0)
+            # tukey_hsd's diff is column b minus column a for its pair (a, b)
+            stat[k], p[k] = sign * t_diff[kk], t_p[kk]
+            low[k], high[k] = sorted((sign * t_low[kk], sign * t_high[kk]))
+    adjusted = p if test == "tukey" else _stats.correct(p, correction)
+    effect = _stats.effect_size(d)
+    wins, ties, losses = _stats.wins_ties_losses(d)
+    rows = []
+    for k, (i, j) in enumerate(pairs_idx):
+        rows.append({
+            **labels, "baseline": run_names[i], "run": run_names[j], "n": n,
+            "diff": float(diff[k]), "ci_low": float(low[k]), "ci_high": float(high[k]),
+            "statistic": float(stat[k]), "p_value": float(p[k]), "p_adjusted": float(adjusted[k]),
+            "significant": bool(adjusted[k] < alpha), "effect_size": float(effect[k]),
+            "wins": int(wins[k]), "ties": int(ties[k]), "losses": int(losses[k]),
+            "test": test, "correction": "tukey" if test == "tukey" else correction,
+        })
+    return rows
