@@ -36,7 +36,7 @@ from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
 from rankframe._engine.partition import bucket, is_count, query_owners, run_files
 from rankframe._engine.prepare import MeasureSpec, Prepared, prepare
 from rankframe._errors import InputError, MeasureError
-from rankframe._io.readers import column_renames
+from rankframe._io.columns import column_renames
 from rankframe._measures import MIN_GEO_MEAN
 from rankframe._measures._names import parse_measures
 

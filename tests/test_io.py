@@ -17,7 +17,7 @@ import pytest
 from polars.testing import assert_frame_equal
 
 import rankframe as rf
-from rankframe._io.readers import read_trec_qrels, read_trec_run
+from rankframe._io.trec_text import read_trec_qrels, read_trec_run
 
 #: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -272,7 +272,7 @@ def test_trec_run_whitespace_variants(text, tmp_path):
 @pytest.mark.parametrize("fast", [True, False])
 def test_trec_line_numbers_are_the_file_line_numbers(fast, tmp_path, monkeypatch):
     if not fast:
-        monkeypatch.setattr("rankframe._io.readers._fast_fields", lambda *a: None)
+        monkeypatch.setattr("rankframe._io.trec_text._fast_fields", lambda *a: None)
     lines = ["", "# header comment", "q1 Q0 d1 1 3.5 t", "", "   ", "q1 Q0 d2 2 2.0 t", "#", "q2 Q0 d3 1 1 t"]
     path = tmp_path / "run.txt"
     path.write_text("\n".join(lines) + "\n")

@@ -13,7 +13,7 @@ import pytest
 
 from rankframe._errors import InputError
 from rankframe._io.prefs import read_prefs, read_qrels_prefs
-from rankframe._io.readers import read_trec_run
+from rankframe._io.trec_text import read_trec_run
 from rankframe._trec_eval.prefs import PREFS_COUNTS, PREFS_LABELS, prefs_per_query, prefs_summary
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"

@@ -26,7 +26,7 @@ from rankframe._errors import MeasureError, warn
 from rankframe._measures._names import parse_measures
 
 if TYPE_CHECKING:
-    from rankframe._io.readers import Source
+    from rankframe._io.columns import Source
 
 TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")

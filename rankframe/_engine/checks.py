@@ -15,7 +15,7 @@ from rankframe._engine.options import (
     S,
 )
 from rankframe._errors import InputError, at
-from rankframe._io.readers import LINE
+from rankframe._io.columns import LINE
 
 if TYPE_CHECKING:
     from rankframe._engine.prepare import Prepared

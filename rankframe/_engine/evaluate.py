@@ -24,7 +24,7 @@ from rankframe._engine.prepare import (
 )
 
 if TYPE_CHECKING:
-    from rankframe._io.readers import Source
+    from rankframe._io.columns import Source
 
 
 def evaluate(

@@ -9,8 +9,8 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._errors import InputError
+from rankframe._io.columns import D, Q
 from rankframe._io.prefs import JG, JSG, LEVEL
-from rankframe._io.readers import D, Q
 
 
 def transitive_closure(edges: pl.DataFrame) -> pl.DataFrame:

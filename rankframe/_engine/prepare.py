@@ -20,8 +20,9 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.pairs import preference_pairs
 from rankframe._errors import InputError
+from rankframe._io.columns import Source, describe
 from rankframe._io.prefs import read_prefs_source
-from rankframe._io.readers import Source, describe, read_judged, read_qrels, read_run
+from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure
 from rankframe._measures._names import parse_measures
 

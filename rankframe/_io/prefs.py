@@ -15,19 +15,9 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io.readers import (
-    LINE,
-    TREC_QRELS_COLS,
-    D,
-    Q,
-    _is_pathlike,
-    _read_bytes,
-    _split_fields,
-    _suffixes,
-    _to_lazy,
-    _to_number,
-    describe,
-)
+from rankframe._io.columns import LINE, TREC_QRELS_COLS, D, Q, _is_pathlike, describe
+from rankframe._io.readers import _suffixes, _to_lazy
+from rankframe._io.trec_text import _read_bytes, _split_fields, _to_number
 
 JG, JSG, LEVEL = "jg", "jsg", "rel_level"
 PREFS_COLS = (Q, JG, JSG, D, LEVEL)

@@ -23,8 +23,9 @@ import polars as pl
 from rankframe._engine.collect import aggregate, per_query_wide
 from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError, MeasureError, warn
+from rankframe._io.columns import REL, Q, Source, describe
 from rankframe._io.prefs import read_prefs, read_qrels_prefs
-from rankframe._io.readers import REL, Q, Source, describe, read_run
+from rankframe._io.readers import read_run
 from rankframe._measures.counts import NumQ
 from rankframe._trec_eval.output import _line, _print_raw, _print_zscores, _run_id
 from rankframe._trec_eval.prefs import PREFS_COUNTS, PREFS_LABELS, prefs_per_query, prefs_summary

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._io.readers import Q
+from rankframe._io.columns import Q
 from rankframe._measures.counts import NumQ
 from rankframe._trec_eval.zscores import zscore_values
 

@@ -28,8 +28,8 @@ import polars as pl
 
 from rankframe._engine.pairs import transitive_closure
 from rankframe._errors import InputError
+from rankframe._io.columns import D, Q, S
 from rankframe._io.prefs import JG, JSG, LEVEL
-from rankframe._io.readers import D, Q, S
 
 #: trec_eval's labels for ``-m all_prefs`` (``runid`` and ``num_q`` aside), in print order.
 PREFS_LABELS: tuple[str, ...] = (

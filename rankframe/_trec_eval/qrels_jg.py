@@ -26,7 +26,9 @@ from rankframe._engine.checks import _validate
 from rankframe._engine.collect import per_query_wide
 from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError
-from rankframe._io.readers import LINE, REL, D, Q, Source, _read_bytes, _split_fields, _to_number, read_qrels
+from rankframe._io.columns import LINE, REL, D, Q, Source
+from rankframe._io.readers import read_qrels
+from rankframe._io.trec_text import _read_bytes, _split_fields, _to_number
 from rankframe._measures._trec import TrecParser, double_cutoffs, long_cutoffs, single
 from rankframe._measures.ap import AP
 from rankframe._measures.precision import P

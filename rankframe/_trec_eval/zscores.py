@@ -15,7 +15,8 @@ from pathlib import Path
 import polars as pl
 
 from rankframe._errors import InputError, at
-from rankframe._io.readers import Q, _lines
+from rankframe._io.columns import Q
+from rankframe._io.trec_text import _lines
 from rankframe._measures import MIN_GEO_MEAN, Measure
 
 #: trec_eval's z-score for a (query, measure) the z-score file does not describe.

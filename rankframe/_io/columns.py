@@ -1,0 +1,106 @@
+"""Canonical column names, the well-known names each is found under, and how sources are named."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import polars as pl
+
+from rankframe._errors import InputError
+
+Q, D, S, REL = "query_id", "doc_id", "score", "relevance"
+LINE = "line_no"
+
+#: Well-known column names, tried in order (then case-insensitively), for each canonical column.
+DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
+    Q: ("query_id", "qid", "query", "topic", "q_id", "queryid", "topic_id", "query-id"),
+    D: (
+        "doc_id", "docno", "docid", "doc", "pid", "document_id", "item_id", "passage_id",
+        "corpus_id", "corpus-id",
+    ),
+    REL: ("relevance", "rel", "label", "grade", "judgment", "judgement", "qrel", "target"),
+    S: ("score", "sim", "similarity", "prediction", "pred", "rank_score"),
+}
+
+TREC_QRELS_COLS = (Q, "iteration", D, REL)
+TREC_RUN_COLS = (Q, "iteration", D, "rank", S, "run_tag")
+
+Source = Any  # str | os.PathLike | pl.DataFrame | pl.LazyFrame | pa.Table | pd.DataFrame
+
+
+def _is_pathlike(source: Source) -> bool:
+    return isinstance(source, str | os.PathLike)
+
+
+def describe(source: Source, role: str) -> str:
+    """Name a source in messages: its path, or ``"the run DataFrame"``."""
+    if _is_pathlike(source):
+        return os.fspath(source)
+    kind = type(source).__name__
+    mod = type(source).__module__.split(".")[0]
+    if mod in ("pandas", "pyarrow"):
+        kind = f"{mod} {kind}"
+    return f"the {role} {kind}"
+
+
+def column_renames(
+    names: Sequence[str],
+    needed: tuple[str, ...],
+    mapping: Mapping[str, str] | None,
+    kind: str,
+    where: str,
+) -> tuple[dict[str, str], list[str]]:
+    """Which columns become the canonical ``needed`` ones: ``({actual: canonical}, clashing)``.
+
+    ``mapping`` (canonical -> actual) first, then the well-known names (any case). ``clashing``:
+    columns already named like a canonical column that another column is renamed to (dropped).
+    Raises :class:`InputError` naming the missing columns and the available ones.
+    """
+    mapping = dict(mapping or {})
+    unknown = [k for k in mapping if k not in DEFAULT_NAMES]
+    if unknown:
+        msg = (
+            f"Unknown canonical column {unknown[0]!r} in the {kind} column mapping; the keys are "
+            f"canonical names ({', '.join(map(repr, DEFAULT_NAMES))}) and the values your column "
+            f"names, e.g. {{'query_id': 'qid'}}."
+        )
+        raise InputError(msg)
+    rename: dict[str, str] = {}
+    missing: list[str] = []
+    for canon in needed:
+        if canon in mapping:
+            src = mapping[canon]
+            if src not in names:
+                raise InputError.missing_columns(kind, [src], names, where)
+        else:
+            src = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
+            if src is None:
+                lowered = {n.lower(): n for n in names}
+                src = next((lowered[c] for c in DEFAULT_NAMES[canon] if c in lowered), None)
+            if src is None or src in rename:
+                missing.append(canon)
+                continue
+        rename[src] = canon
+    if missing:
+        tried = [c for m in missing for c in DEFAULT_NAMES[m]]
+        raise InputError.missing_columns(kind, missing, names, where, tried=tried)
+    clash = [c for c in rename.values() if c in names and c not in rename]
+    return rename, clash
+
+
+def _map_columns(
+    lf: pl.LazyFrame,
+    needed: tuple[str, ...],
+    mapping: Mapping[str, str] | None,
+    kind: str,
+    where: str,
+) -> pl.LazyFrame:
+    try:
+        names = lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(kind, where, exc) from exc
+    rename, clash = column_renames(names, needed, mapping, kind, where)
+    lf = lf.drop(clash) if clash else lf
+    return lf.rename({k: v for k, v in rename.items() if k != v})
