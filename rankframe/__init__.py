@@ -20,6 +20,7 @@ from rankframe._errors import InputError, MeasureError, RankframeError, Rankfram
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure, load_all
 from rankframe._measures._names import parse_measure, valid_names
+from rankframe._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from rankframe._compare.comparison import Comparison, compare
@@ -36,7 +37,6 @@ def __getattr__(name: str) -> Any:
     msg = f"module 'rankframe' has no attribute {name!r}"
     raise AttributeError(msg)
 
-__version__ = "0.1.0"
 
 __all__ = [
     "Comparison",

@@ -32,9 +32,9 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankframe._engine.collect import _raw_wide, _warn_coverage
-from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, REL, D, Q, S
+from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, REL, D, Prepared, Q, S
 from rankframe._engine.partition import bucket, is_count, query_owners, run_files
-from rankframe._engine.prepare import MeasureSpec, Prepared, prepare
+from rankframe._engine.prepare import MeasureSpec, prepare
 from rankframe._errors import InputError, MeasureError
 from rankframe._io.columns import column_renames
 from rankframe._measures import MIN_GEO_MEAN

@@ -13,6 +13,7 @@ import polars as pl
 from rankframe._compare.figures import figures
 from rankframe._compare.frames import _fmt_p, _num, _prepare, _significant, _unique
 from rankframe._compare.tables import format_table
+from rankframe._version import __version__
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -179,10 +180,7 @@ def html_report(
             meta["test"] = ", ".join(map(str, _unique(pairs, "test"))) or "–"
             meta["correction"] = ", ".join(map(str, _unique(pairs, "correction"))) or "–"
         meta["alpha"] = f"{alpha:g}"
-    try:
-        from rankframe import __version__ as version
-    except ImportError:  # pragma: no cover - only while the package is half-imported
-        version = ""
+    version = __version__
 
     parts = [
         "<!DOCTYPE html>",

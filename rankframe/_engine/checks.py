@@ -18,7 +18,7 @@ from rankframe._errors import InputError, at
 from rankframe._io.columns import LINE
 
 if TYPE_CHECKING:
-    from rankframe._engine.prepare import Prepared
+    from rankframe._engine.options import Prepared
 
 
 def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> dict[str, Any] | None:

@@ -17,10 +17,11 @@ from rankframe._engine.options import (
     HAS_QRELS,
     HAS_RUN,
     N_RET,
+    Prepared,
     Q,
 )
 from rankframe._engine.plan import keeps_every_row, per_query_plan
-from rankframe._engine.prepare import Prepared, _cast_grades, _qrels_keys
+from rankframe._engine.prepare import _cast_grades, _qrels_keys
 from rankframe._errors import warn
 from rankframe._measures import MIN_GEO_MEAN, Measure
 

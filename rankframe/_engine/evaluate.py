@@ -10,18 +10,11 @@ import polars as pl
 
 from rankframe._engine.collect import _long, aggregate, per_query_wide
 from rankframe._engine.options import (
+    Prepared,
     Q,
 )
 from rankframe._engine.plan import per_query_plan
-from rankframe._engine.prepare import (
-    MeasureSpec,
-    Prepared,
-    _describe,
-    _named_runs,
-    _qrels_keys,
-    _read_run,
-    prepare,
-)
+from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 
 if TYPE_CHECKING:
     from rankframe._io.columns import Source

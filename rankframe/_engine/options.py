@@ -1,11 +1,16 @@
-"""Evaluation options (trec_eval's defaults) and the column names the plans share."""
+"""What a plan is given: the column names it shares, the options (trec_eval's defaults), the inputs."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+import polars as pl
 
 from rankframe._errors import MeasureError
+
+if TYPE_CHECKING:
+    from rankframe._measures import Measure
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 TARGET = "_target"
@@ -59,3 +64,30 @@ class Options:
                 f"Got {self.relevance_level!r} ({type(self.relevance_level).__name__})."
             )
             raise MeasureError(msg)
+
+
+@dataclass
+class Prepared:
+    """Inputs after reading, mapping and validation, ready for the planner."""
+
+    run: pl.LazyFrame
+    qrels: pl.LazyFrame
+    keys: list[str]
+    measures: list[Measure]
+    opts: Options
+    run_where: str
+    qrels_where: str
+    #: For several runs: run name -> the source it came from (for error messages).
+    run_sources: dict[str, str] = field(default_factory=dict)
+    #: Whether qrels were given (else a target column judges the run).
+    qrels_given: bool = True
+    #: Preference pairs ``query_id, _a, _b`` when they are the target (``prefs=...``).
+    pairs: pl.LazyFrame | None = None
+    #: Every (run, breakdown) group, when ``run`` is one query partition of the evaluation.
+    groups: pl.LazyFrame | None = None
+    #: The name of the run when it is one of several evaluated apart (a ``run`` column is then
+    #: added to its per-query rows).
+    run_name: str | None = None
+    #: Shared by runs evaluated apart against the same judgments: the judgment-side per-query
+    #: frames of the hits plan, computed for the first run only (see :func:`hits_plan`).
+    judgment_cache: dict | None = None

@@ -35,7 +35,7 @@ from rankframe._engine.options import Q
 from rankframe._errors import InputError
 
 if TYPE_CHECKING:
-    from rankframe._engine.prepare import Prepared
+    from rankframe._engine.options import Prepared
 
 #: The seed of the query hash that assigns buckets (fixed: buckets are reproducible).
 HASH_SEED = 0x5EED

@@ -4,20 +4,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
 from rankframe._engine.checks import _check_dtypes, _check_target, _validate
-from rankframe._engine.options import (
-    REL,
-    D,
-    Options,
-    Q,
-    S,
-)
+from rankframe._engine.options import REL, D, Options, Prepared, Q, S
 from rankframe._engine.pairs import preference_pairs
 from rankframe._errors import InputError
 from rankframe._io.columns import Source, describe
@@ -27,33 +20,6 @@ from rankframe._measures import Measure
 from rankframe._measures._names import parse_measures
 
 MeasureSpec = str | Measure
-
-
-@dataclass
-class Prepared:
-    """Inputs after reading, mapping and validation, ready for the planner."""
-
-    run: pl.LazyFrame
-    qrels: pl.LazyFrame
-    keys: list[str]
-    measures: list[Measure]
-    opts: Options
-    run_where: str
-    qrels_where: str
-    #: For several runs: run name -> the source it came from (for error messages).
-    run_sources: dict[str, str] = field(default_factory=dict)
-    #: Whether qrels were given (else a target column judges the run).
-    qrels_given: bool = True
-    #: Preference pairs ``query_id, _a, _b`` when they are the target (``prefs=...``).
-    pairs: pl.LazyFrame | None = None
-    #: Every (run, breakdown) group, when ``run`` is one query partition of the evaluation.
-    groups: pl.LazyFrame | None = None
-    #: The name of the run when it is one of several evaluated apart (a ``run`` column is then
-    #: added to its per-query rows).
-    run_name: str | None = None
-    #: Shared by runs evaluated apart against the same judgments: the judgment-side per-query
-    #: frames of the hits plan, computed for the first run only (see :func:`hits_plan`).
-    judgment_cache: dict | None = None
 
 
 def _describe(source: Any, role: str = "input") -> str:
