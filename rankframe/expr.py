@@ -198,8 +198,9 @@ def reciprocal_rank(**kwargs: object) -> pl.Expr:
 def kendall_tau(*, variant: str = "b", **kwargs: object) -> pl.Expr:
     """Kendall's tau between the scores and the target; see :func:`measure`.
 
-    ``variant="b"``: tau-b (tie-corrected, as scipy); ``"seed"``: seed 004's
-    :math:`1 - 4D/(c(c-1))`.
+    ``variant="b"``: tau-b (tie-corrected, as scipy); ``"seed"``: the definition of
+    Fürnkranz & Hüllermeier's preference-learning tutorial, :math:`1 - 4D/(c(c-1))`
+    (``KendallTau``).
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 Needs the ``spark`` extra (``pip install 'rankframe[spark]'``: pyspark 4.x, Java 17).
 
-Shape (DESIGN.md §5): the judgments are unioned with the run rows (a judged document that no run
+How it runs: the judgments are unioned with the run rows (a judged document that no run
 retrieved still counts), the union is ``repartition``-ed by query id, so that a task holds whole
 queries, and ``mapInArrow`` evaluates each task's queries with Polars and the very planner of
 :func:`rankframe.evaluate` (the same measure registry, options and validation). Per-query rows

@@ -1,0 +1,100 @@
+"""The documentation site: the measure catalogue covers the registry, and the site builds strictly.
+
+The catalogue is generated from the registry at build time (``docs/hooks/catalogue.py`` reads
+``rankframe._measures._catalogue.entries()``), so a registered family without an entry or a page
+is a bug here, not a page someone forgot to write.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from rankframe._measures import REGISTRY, load_all
+from rankframe._measures._catalogue import entries, public_text
+from rankframe._measures._names import parse_measure
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _hook() -> ModuleType:
+    pytest.importorskip("mkdocs", reason="mkdocs is not installed (pip install -e '.[docs]')")
+    path = ROOT / "docs" / "hooks" / "catalogue.py"
+    spec = importlib.util.spec_from_file_location("rankframe_docs_catalogue_hook", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_registered_family_has_an_entry() -> None:
+    load_all()
+    found = [e.name for e in entries()]
+    assert sorted(found, key=str.lower) == sorted(REGISTRY, key=str.lower)
+    assert len(found) == len(set(found))
+
+
+def test_entries_hold_names_that_parse_back() -> None:
+    for e in entries():
+        assert e.summary, e.name
+        family = REGISTRY[e.name]
+        assert [type(m) for m in parse_measure(e.example)] == [family], e.example
+        assert repr(parse_measure(e.example)[0]) == e.example
+        cutoff = "@10" if any(p.name == "cutoff" for p in family.PARAMS) else ""
+        for alias in e.aliases:  # ranx names: recall@10 (a bare "recall" is trec_eval's)
+            assert [type(m) for m in parse_measure(alias.name + cutoff)] == [family], alias.name
+        for trec in e.trec_names:
+            assert family in {type(m) for m in parse_measure(trec.name)}, trec.name
+        assert e.aggregate in ("mean", "sum", "gmean", "none")
+        assert {p.name for p in e.params} == {p.name for p in family.PARAMS}
+
+
+def test_internal_documents_are_named_after_the_literature() -> None:
+    assert public_text("Position error (seed 004).") == "Position error (Fürnkranz & Hüllermeier)."
+    for e in entries():
+        text = " ".join([e.summary, e.description, e.notes, e.references, e.examples, e.undefined])
+        assert not re.search(r"(?i)\bseeds? 00\d", text), e.name
+
+
+def test_the_catalogue_pages_cover_the_registry() -> None:
+    hook = _hook()
+    pages = hook.pages()
+    index = pages["measures/index.md"]
+    for name in REGISTRY:
+        page = f"measures/{hook.slug(name)}.md"
+        assert page in pages, name
+        assert f"]({hook.slug(name)}.md)" in index, name
+        assert pages[page].startswith(f"# {name}\n"), name
+    ndcg = pages["measures/ndcg.md"]
+    for part in ("`nDCG@10`", "`ndcg_cut`", "`ndcg_burges`", "arithmetic mean", "Undefined when",
+                 "$$", "Järvelin", "```pycon"):
+        assert part in ndcg, part
+    assert ".. math::" not in "".join(pages.values())
+    assert not re.search(r"(?i)\bseeds? 00\d", "".join(pages.values()))
+
+
+def test_the_site_builds_strictly(tmp_path: Path) -> None:
+    for module in ("mkdocs", "material", "mkdocstrings", "mkdocstrings_handlers.python"):
+        pytest.importorskip(module, reason=f"{module} is not installed (pip install -e '.[docs]')")
+    site = tmp_path / "site"
+    done = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    for page in ("index.html", "measures/index.html", "measures/ndcg/index.html",
+                 "api/rankframe/index.html", "api/spark/index.html", "architecture/index.html"):
+        assert (site / page).is_file(), page
+    api = (site / "api" / "rankframe" / "index.html").read_text(encoding="utf-8")
+    assert 'id="rankframe.evaluate"' in api
+    assert 'id="rankframe.compare"' in api
+    assert ":math:" not in api
