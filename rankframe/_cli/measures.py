@@ -1,7 +1,8 @@
 """The ``rankframe measures`` subcommand: the registered measures, their trec_eval names, a summary.
 
-One line per measure family of the registry (its signature, the trec_eval names that select it,
-the first line of its docstring), then the name dialects and trec_eval's nicknames.
+One line per measure family, read from the catalogue the documentation site shows too
+(:func:`rankframe._measures._catalogue.entries`): its signature, the trec_eval names that
+select it, its summary; then the name dialects and trec_eval's nicknames.
 """
 
 from __future__ import annotations
@@ -11,44 +12,19 @@ import re
 from typing import Any
 
 from rankframe._cli.writers import _emit
-from rankframe._errors import RankframeError
-from rankframe._measures import TREC_NAMES, Measure, families, load_all
+from rankframe._measures._catalogue import entries
 from rankframe._measures._names import NICKNAMES
 
 
-def _signature(cls: type[Measure]) -> str:
-    params = [p.name for p in cls.PARAMS if p.name != "cutoff"]
-    text = cls.NAME + (f"({', '.join(params)})" if params else "")
-    if any(p.name == "cutoff" for p in cls.PARAMS):
-        text += "@k"
-    return text
-
-
-def _summary(cls: type[Measure]) -> str:
-    """First line of the docstring, without reStructuredText markup."""
-    doc = (cls.__doc__ or "").strip()
-    line = doc.splitlines()[0].strip() if doc else ""
-    return re.sub(r":\w+:`([^`]*)`", r"\1", line).replace("``", "")
-
-
-def _trec_names_by_family() -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
-    for name, parse in TREC_NAMES.items():
-        try:
-            pairs = parse(None)
-        except RankframeError:
-            continue
-        for family in dict.fromkeys(type(m).NAME for _, m in pairs):
-            out.setdefault(family, []).append(name)
-    return out
+def _summary(text: str) -> str:
+    """A docstring summary without reStructuredText markup."""
+    return re.sub(r":\w+:`([^`]*)`", r"\1", text).replace("``", "")
 
 
 def _cmd_measures(args: argparse.Namespace) -> int:
-    load_all()
-    trec = _trec_names_by_family()
     rows = [
-        (_signature(cls), ", ".join(trec.get(cls.NAME, [])) or "-", _summary(cls))
-        for cls in families()
+        (e.signature, ", ".join(t.name for t in e.trec_names) or "-", _summary(e.summary))
+        for e in entries()
     ]
     header = ("measure", "trec_eval", "summary")
     w0 = max(len(header[0]), *(len(r[0]) for r in rows))
