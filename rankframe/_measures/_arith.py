@@ -34,21 +34,12 @@ def ordered_sum(values: pl.Expr, order: pl.Expr) -> pl.Expr:
     return values.sort_by(order).cum_sum().last().fill_null(0.0)
 
 
-def running_list(terms: pl.Expr) -> pl.Expr:
-    """The running sums of ``terms`` (in their order) as one list per query, led by ``0.0``.
-
-    Its ``i``-th value is the sum of the first ``i`` terms added one by one: for a per-query
-    list partial (:meth:`Ctx.partial`) that several values read (:func:`running_at`), where each
-    would otherwise sort and sum again. ``terms`` come in a fixed order (sorted by rank or
-    ideal position), so every value has :func:`ordered_sum`'s bits.
-    """
-    return pl.lit(0.0).append(terms.cast(pl.Float64).cum_sum()).implode()
-
-
 def running_at(running: pl.Expr, count: pl.Expr | int | None = None) -> pl.Expr:
-    """The sum of the first ``count`` terms from a :func:`running_list` (all of them for ``None``).
+    """The sum of the first ``count`` terms from a running list led by ``0.0`` (all for ``None``).
 
-    ``count`` past the end reads the last value; ``count`` <= 0 reads ``0.0``.
+    ``running`` comes from :func:`list_running_from_zero`: its ``i``-th value is the sum of the
+    first ``i`` terms added one by one. ``count`` past the end reads the last value; ``count``
+    <= 0 reads ``0.0``.
     """
     terms = running.list.len().cast(pl.Int64) - 1
     if count is not None:
@@ -76,7 +67,7 @@ def list_positions(values: pl.Expr) -> pl.Expr:
 
 
 def list_running_from_zero(values: pl.Expr) -> pl.Expr:
-    """:func:`list_running` led by ``0.0``, as :func:`running_list` is (read with :func:`running_at`)."""
+    """:func:`list_running` led by ``0.0`` (read with :func:`running_at`)."""
     return pl.concat_list(pl.lit(0.0), list_running(values))
 
 

@@ -218,7 +218,7 @@ class Ctx:
         """Ranks of the relevant retrieved documents in rank order, and ``1, 2, ...`` beside them.
 
         The second is the number of relevant documents found so far at each of those ranks
-        (their precision is its ratio to the rank): AP, interpolated precision, binG.
+        (their precision is its ratio to the rank): AP's inline form.
         """
         hit = self.relevant(rel) & self.retrieved
         if cutoff is not None:
@@ -231,7 +231,8 @@ class Ctx:
 
         The ranks (as floats) are one per-query partial, sorted once and shared by every
         measure that reads them (AP, Rprec, RprecMult, IPrec, binG); the second list is ``1.0,
-        2.0, ...`` beside them. Only in the planner (:attr:`partials`).
+        2.0, ...`` beside them. Inline (no :attr:`partials`) the same lists are built inside the
+        one aggregation (IPrec and binG read them there too).
         """
         level = self.level(rel)
         hit = self.relevant(level) & self.retrieved

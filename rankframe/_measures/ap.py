@@ -22,7 +22,10 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     if ctx.partials is not None and norm == "num_rel":
         # in the planner: the running sum of the precisions at the relevant documents, list
         # arithmetic after the group_by on the shared hit ranks, read at the number of
-        # relevant documents within the cutoff (AP, GMAP and map_cut's nine cutoffs)
+        # relevant documents within the cutoff (AP, GMAP and map_cut's nine cutoffs; map_cut
+        # over the 1M judged frame, aggregation: 0.19 -> 0.04 s, 937e2e7). Inline (rf.expr)
+        # this runs as one aggregation: the list form costs 2.4x there for AP, 1.7x for AP@10
+        # (1M rows, benchmarks/experiments/inline_paths.py)
         level = ctx.level(rel)
         ranks, found_so_far = ctx.hit_rank_lists(rel)
         # led by 0.0: read at 0 when nothing relevant is found

@@ -17,22 +17,23 @@ if TYPE_CHECKING:
 
 
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
-    """Bpref per query: in the planner from per-query partials, which Bpref and GMBpref share."""
+    """Bpref per query, from per-query partials (Bpref and GMBpref share them in the planner).
+
+    One sorted list per query, then list arithmetic: in the planner after the group_by, over
+    every query at once (Bpref + GMBpref at 5M, aggregation: 0.62 -> 0.39 s, f8f7554); inline
+    (rf.expr) inside the aggregation, where it costs ~1.1x the former aggregation-only form
+    (1M rows, benchmarks/experiments/inline_paths.py), so one form serves both.
+    """
     level = ctx.level(rel)
-    num_rel = ctx.num_rel(rel)
-    num_nonrel = ctx.judgments(
-        f"num_nonrel_{level}", lambda c: (c.judged & ~c.relevant(level)).sum()
-    )
     judged_ret = ctx.judged & ctx.retrieved
     # the judged retrieved documents in rank order: 1.0 for a relevant one, else 0.0
     relevant = ctx.relevant(rel).filter(judged_ret).sort_by(ctx.rank.filter(judged_ret))
-    if ctx.partials is None:  # one aggregation (a user's own group_by)
-        return _bpref_value(relevant, ctx.rank.filter(judged_ret), num_rel, num_nonrel)
-    # in the planner: one sorted list per query, then list arithmetic after the group_by,
-    # over every query at once (inside the aggregation each step runs query by query)
     flags = ctx.partial(f"bpref_flags_{level}", relevant.cast(pl.Float64).implode())
     num_rel = ctx.num_rel_partial(rel)
-    num_nonrel = ctx.partial(f"num_nonrel_{level}", num_nonrel)
+    num_nonrel = ctx.partial(
+        f"num_nonrel_{level}",
+        ctx.judgments(f"num_nonrel_{level}", lambda c: (c.judged & ~c.relevant(level)).sum()),
+    )
     # at each document: the judged non-relevant documents above it (whole numbers), at most R
     above = list_at_most(list_running(1.0 - flags), num_rel)
     divisor = pl.max_horizontal(pl.min_horizontal(num_nonrel, num_rel), 1).cast(pl.Float64)
@@ -41,27 +42,6 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     terms = (1.0 - above / divisor) * flags
     # one column that Bpref and GMBpref both read (each would compute it again)
     return ctx.derived(f"bpref_{level}", safe_div(list_ordered_sum(terms), num_rel))
-
-
-def _bpref_value(
-    relevant: pl.Expr, ranks: pl.Expr, num_rel: pl.Expr, num_nonrel: pl.Expr
-) -> pl.Expr:
-    """:func:`_bpref` as one aggregation.
-
-    ``relevant``: the judged retrieved documents in rank order; ``ranks``: their ranks, in any order.
-    """
-    # at a relevant document: the judged non-relevant documents above it (each reference to
-    # ``relevant`` sorts again: it is read twice only)
-    above = (~relevant).cast(pl.Int64).cum_sum().clip(upper_bound=num_rel).cast(pl.Float64)
-    # the divisor as a column (Polars multiplies by the reciprocal of a scalar divisor, a last
-    # bit off trec_eval's division); at least 1, since without judged non-relevant documents
-    # nothing is above and every term is 1 - 0 / 1
-    divisor = ranks.cast(pl.Float64) * 0.0 + pl.max_horizontal(
-        pl.min_horizontal(num_nonrel, num_rel), 1
-    ).cast(pl.Float64)
-    # the relevant documents' terms in rank order: trec_eval's order of addition
-    terms = (1.0 - above / divisor).filter(relevant)
-    return safe_div(terms.cum_sum().last().fill_null(0.0), num_rel)
 
 
 @register

@@ -27,22 +27,19 @@ def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     """Interpolated precision at the j-th relevant retrieved document (j = 1..K, then a 0), K, R.
 
     The curve as a list, its number K of relevant retrieved documents and the number R
-    relevant; in the planner list arithmetic after the group_by on the shared hit ranks
-    (:meth:`Ctx.hit_rank_lists`), which every recall level and IPrecAvg read.
+    relevant: list arithmetic on the shared hit ranks (:meth:`Ctx.hit_rank_lists`), which every
+    recall level and IPrecAvg read; in the planner after the group_by, over every query at
+    once, inline (rf.expr) inside the aggregation, where it costs what the former
+    aggregation-only form did (1.0x, 1M rows, benchmarks/experiments/inline_paths.py).
     """
     level = ctx.level(rel)
-    if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
-        ranks, found = ctx.hit_rank_lists(rel)
-        curve = (found / ranks).list.eval(pl.element().reverse().cum_max().reverse())
-        return (
-            ctx.derived(f"iprec_curve_{level}", curve.list.concat(pl.lit([0.0]))),
-            ranks.list.len().cast(pl.Int64),
-            ctx.num_rel_partial(rel),
-        )
-    ranks, found = ctx.hit_ranks(rel)
-    precision = found.cast(pl.Float64) / ranks.cast(pl.Float64)
-    interpolated = precision.reverse().cum_max().reverse().append(pl.lit(0.0))
-    return interpolated.implode(), ranks.len().cast(pl.Int64), ctx.num_rel(rel)
+    ranks, found = ctx.hit_rank_lists(rel)
+    curve = (found / ranks).list.eval(pl.element().reverse().cum_max().reverse())
+    return (
+        ctx.derived(f"iprec_curve_{level}", curve.list.concat(pl.lit([0.0]))),
+        ranks.list.len().cast(pl.Int64),
+        ctx.num_rel_partial(rel),
+    )
 
 
 def _recall_docs(num_rel: pl.Expr, level: float) -> pl.Expr:

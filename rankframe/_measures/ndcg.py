@@ -20,7 +20,6 @@ from rankframe._measures._arith import (
     log2p1,
     ordered_sum,
     running_at,
-    running_list,
     safe_div,
     unrolled_sum,
 )
@@ -103,26 +102,6 @@ def ideal_dcg_expr(
     return falling_sum(terms)
 
 
-def dcg_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
-    """The DCG at each rank ``0..n`` of the query, as one :func:`running_list` (``n`` retrieved).
-
-    Its ``k``-th value is trec_eval's DCG@k bit for bit: the gains in rank order over C's
-    ``log2(rank + 1)``, added one by one (a zero gain adds ``0.0``). For the general plan, where
-    every retrieved row is in the group: one sort and one running sum per query, which every
-    cutoff (and ``nDCG_rel``, ``RnDCG``) then reads instead of sorting again.
-    """
-    n = ctx.num_ret.cast(pl.Int64)
-    return running_list(ranked(ctx, gain) / log2p1(pl.int_range(1, n + 1, dtype=pl.Int64)))
-
-
-def ideal_running(ctx: Ctx, gain: pl.Expr) -> pl.Expr:
-    """The ideal DCG at each position ``0..m`` (``m`` judged documents with a positive gain)."""
-    keep = ctx.judged & (gain > 0)
-    m = keep.sum().cast(pl.Int64)
-    ideal = gain.filter(keep).sort(descending=True)
-    return running_list(ideal / log2p1(pl.int_range(1, m + 1, dtype=pl.Int64)))
-
-
 def dcg_lists(
     ctx: Ctx, key: str, gain_of: Callable[[Ctx], pl.Expr], ranked_gain: pl.Expr | None = None
 ) -> tuple[pl.Expr, pl.Expr]:
@@ -132,13 +111,13 @@ def dcg_lists(
     share one list of each. ``gain_of(ctx)``: the gain of a row; ``ranked_gain``: the gain
     down the ranking when it differs from it (the tie-averaged gain of the "average" policy).
     """
-    gain = gain_of(ctx)
-    ranked_gain = gain if ranked_gain is None else ranked_gain
-    if ctx.partials is None:  # one aggregation (a user's own group_by)
-        return dcg_running(ctx, ranked_gain), ideal_running(ctx, gain)
-    # in the planner: the gains in rank order and in ideal order are the partials; the
-    # discounts and running sums are list arithmetic after the group_by, over every query at
-    # once (inside the aggregation C's log2 is a table lookup run query by query)
+    ranked_gain = gain_of(ctx) if ranked_gain is None else ranked_gain
+    # the gains in rank order and in ideal order are the partials; the discounts and running
+    # sums are list arithmetic: in the planner after the group_by, over every query at once
+    # (inside the aggregation C's log2 is a table lookup run query by query; ndcg, ndcg_cut,
+    # ndcg_rel and Rndcg at 5M, aggregation: 1.22-1.38 -> 0.97-1.06 s, e5a78b0); inline
+    # (rf.expr) inside the aggregation, where nDCG_rel and RnDCG cost 1.05-1.1x their former
+    # aggregation-only lists (1M rows, benchmarks/experiments/inline_paths.py)
     down = ctx.partial(f"ranked_gains_{key}", ranked(ctx, ranked_gain).implode())
     return (
         ctx.derived(f"dcg_running_{key}", _running_dcg(down)),
@@ -176,10 +155,10 @@ def hit_dcg_lists(
 
 
 def _running_dcg(gains: pl.Expr) -> pl.Expr:
-    """:func:`dcg_running` of a list column of gains in order, as list arithmetic.
+    """The running DCG of a list column of gains in order, led by ``0.0``, as list arithmetic.
 
-    Each gain over C's ``log2(position + 1)``, added one by one, led by ``0.0``: the same
-    operations in the same order, so the same bits.
+    Its ``k``-th value is trec_eval's DCG@k bit for bit: each gain over C's ``log2(position +
+    1)``, added one by one (a zero gain adds ``0.0``); read with :func:`running_at`.
     """
     positions = list_positions(gains) + 2.0
     terms = gains / positions.list.eval(c_log2(pl.element()))
@@ -251,12 +230,16 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         ranked_gain = ctx.tie_mean(gain, f"gain_{self.dcg}_{self.gains}")
         key = f"{self.dcg}_{self.gains}"
         if ctx.partials is not None and not ctx.hits_only:
-            # every retrieved row is in the group: the running DCG and ideal DCG lists are
-            # computed once per query and read at each cutoff (ndcg_cut's nine cutoffs sort twice)
+            # the planner's general plan, every retrieved row in the group: the running DCG and
+            # ideal DCG lists are computed once per query and read at each cutoff (ndcg_cut's
+            # nine cutoffs sort twice; the planner's figure at dcg_lists). Inline (rf.expr) nDCG
+            # runs as one aggregation, the sums below: these lists cost 1.9x there for nDCG,
+            # 1.35x for nDCG@10, the hits plan's lists 1.6x (1M rows,
+            # benchmarks/experiments/inline_paths.py)
             dcg, ideal_dcg = dcg_lists(ctx, key, gain_of, ranked_gain)
             return safe_div(running_at(dcg, self.cutoff), running_at(ideal_dcg, self.cutoff))
         unrolled = ctx.few_rows and self.cutoff is not None and self.cutoff <= UNROLL_MAX
-        if ctx.partials is not None and not unrolled:
+        if ctx.hits_only and not unrolled:
             # hits only, beyond the unrolled sums (a cutoff past them, or the judged
             # non-relevant rows in the groups too): the same lists over the retrieved documents
             # with a gain, read at each cutoff (one sort per query instead of one per cutoff)

@@ -66,7 +66,11 @@ class Rprec(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
+        if ctx.partials is not None:
+            # in the planner: list arithmetic on the hit ranks that AP, IPrec and binG share
+            # (with them at 5M, aggregation: 2.2-2.7 -> 0.68-0.86 s, fa1fbaf). Inline (rf.expr)
+            # this runs as one aggregation: the list form costs 1.5x there (1M rows,
+            # benchmarks/experiments/inline_paths.py), where nothing shares the sorted ranks
             num_rel = ctx.num_rel_partial(self.rel)
             return safe_div(list_count_at_most(ctx.hit_rank_lists(self.rel)[0], num_rel), num_rel)
         at_r = (ctx.rank <= ctx.num_rel(self.rel)).fill_null(False)
@@ -134,7 +138,10 @@ class RprecMult(Measure):
             k = pl.lit(self.cutoff) * num_rel.cast(pl.Float64) + 0.9
             return k.clip(-(2.0**62), 2.0**62).cast(pl.Int64)
 
-        if ctx.partials is not None:  # in the planner: list arithmetic on the shared hit ranks
+        if ctx.partials is not None:
+            # in the planner: list arithmetic on the shared hit ranks (as Rprec). Inline (rf.expr)
+            # this runs as one aggregation: the list form costs 1.45x there (1M rows,
+            # benchmarks/experiments/inline_paths.py)
             k = cutoff(ctx.num_rel_partial(self.rel))
             hits = list_count_at_most(ctx.hit_rank_lists(self.rel)[0], k)
             return pl.when(k >= 1).then(hits / k).otherwise(0.0)
