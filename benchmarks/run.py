@@ -16,6 +16,8 @@ Tools (``--tools``, comma-separated):
   statistics). Only when asked: a lower bound for rankframe's general planner, not a tool.
 * ``ranx``: only when asked (not installed by default).
 * ``rankframe_1t``: rankframe with ``POLARS_MAX_THREADS=1`` (only when asked).
+* ``rankframe_ref``: rankframe imported from the source tree ``--ref DIR`` (a git worktree of
+  another commit: ``git worktree add /tmp/before COMMIT``), for before/after comparisons.
 
 Each measurement is a fresh ``python`` subprocess (interpreter start and imports included in the
 wall time); its peak RSS comes from ``os.wait4`` (``ru_maxrss`` of that child alone). Rounds are
@@ -202,6 +204,9 @@ WORKERS = {
     # rankframe with a single Polars thread (POLARS_MAX_THREADS=1): its CPU cost without
     # parallelism, and how it fares on an oversubscribed machine.
     "rankframe_1t": work_rankframe,
+    # rankframe from another source tree (--ref DIR, e.g. a git worktree of an older commit):
+    # before/after comparisons of a change, side by side in the same rounds.
+    "rankframe_ref": work_rankframe,
 }
 ENV = {"rankframe_1t": {"POLARS_MAX_THREADS": "1"}}
 
@@ -522,6 +527,7 @@ def main(argv: list[str] | None = None) -> None:
         f"(ir_measures only up to {IR_MEASURES_MAX_ROWS:,} rows)",
     )
     p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--ref", type=Path, help="source tree of the rankframe_ref tool (its PYTHONPATH)")
     p.add_argument("--order", choices=["rotate", "fixed"], default="rotate")
     p.add_argument("--timeout", type=float, default=900, help="seconds per measurement")
     p.add_argument(
@@ -557,6 +563,10 @@ def main(argv: list[str] | None = None) -> None:
     unknown = set(tools) - set(WORKERS)
     if unknown:
         p.error(f"unknown tools {sorted(unknown)}; choose from {sorted(WORKERS)}")
+    if "rankframe_ref" in tools:
+        if args.ref is None:
+            p.error("the rankframe_ref tool needs --ref DIR (a source tree with rankframe/)")
+        ENV["rankframe_ref"] = {"PYTHONPATH": str(args.ref.resolve())}
     data = ensure_data(args)
     info_file = data / "info.json"
     data_info = json.loads(info_file.read_text()) if info_file.exists() else {}
