@@ -25,7 +25,7 @@ import polars as pl
 import rankframe as rf
 from rankframe._engine.options import RANK, REL, Q
 from rankframe._engine.prepare import prepare
-from rankframe._engine.rank import judged_frame
+from rankframe._engine.rank import ranked_join
 from rankframe._measures import REGISTRY, Ctx, Measure, load_all
 
 BASELINE = "nDCG@10"
@@ -70,7 +70,7 @@ def main() -> None:
         default_instance(c) for c in families if c.DTYPE == pl.Float64
     ]
     prep = prepare(qrels, run, [BASELINE], validate=False)
-    jf = judged_frame(prep.run, prep.qrels, [], prep.opts).collect()
+    jf = ranked_join(prep.run, prep.qrels, [], prep.opts).collect()
     levels = tuple(sorted({0.0, *jf[REL].drop_nulls().clip(lower_bound=0).cast(pl.Float64).unique()}))
     lf = jf.lazy()
     agg: dict[str, list[float]] = {repr(m): [] for m in measures}

@@ -14,7 +14,7 @@ import polars as pl
 
 from rankframe._engine.options import RANK, REL, Q
 from rankframe._engine.prepare import prepare
-from rankframe._engine.rank import judged_frame
+from rankframe._engine.rank import ranked_join
 from rankframe._measures import Ctx
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
@@ -37,7 +37,7 @@ def main() -> None:
     a = p.parse_args()
     prep = prepare(a.data / "qrels.parquet", a.data / "run.parquet", MEASURES, validate=False)
     t = time.perf_counter()
-    jf = judged_frame(prep.run, prep.qrels, [], prep.opts).collect()
+    jf = ranked_join(prep.run, prep.qrels, [], prep.opts).collect()
     print(f"judged frame collected: {jf.height} rows in {time.perf_counter() - t:.2f} s")
     ctx = Ctx(rank=pl.col(RANK), rel=pl.col(REL), relevance_level=prep.opts.relevance_level)
     lf = jf.lazy()

@@ -26,7 +26,7 @@ from rankframe._engine.checks import _validate
 from rankframe._engine.options import RANK, D, Q, S
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import prepare
-from rankframe._engine.rank import judged_frame, rank_expr
+from rankframe._engine.rank import ranked_join, rank_expr
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 
@@ -119,7 +119,7 @@ def main() -> None:
         out,
         a.repeat,
     )
-    jf = judged_frame(prep.run, prep.qrels, keys, prep.opts)
+    jf = ranked_join(prep.run, prep.qrels, keys, prep.opts)
     timed("judged frame (rank + full join with qrels)", lambda: jf.collect(engine=eng), out, a.repeat)
     timed(
         "join only (scan run + full join qrels, no rank)",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from rankframe import expr, measures
 from rankframe._engine.evaluate import evaluate, explain
+from rankframe._engine.judged import judged_frame
 from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure, load_all
@@ -49,6 +50,7 @@ __all__ = [
     "evaluate",
     "explain",
     "expr",
+    "judged_frame",
     "measures",
     "parse_measure",
     "read_judged",

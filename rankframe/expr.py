@@ -2,19 +2,32 @@
 
 Every registered measure can be turned into a ``pl.Expr`` with :func:`measure`; a few common
 ones have short builders. The expression ranks each group's rows by score (ties by doc id
-descending, as trec_eval does, when a doc column is given) and reads grades from the label column.
-Inside a group, the ideal ranking comes from the group's own labels.
+descending, as trec_eval does) and reads the grades from the relevance column; the ideal
+ranking and the number of relevant documents come from the group's own rows.
+
+So the group must hold every judged document of its query, retrieved or not. Build the frame
+from a run and its qrels with :func:`rankframe.judged_frame` (the full join: a null score for a
+judged document the run did not retrieve, a null relevance for an unjudged one); its columns
+``score``, ``relevance`` and ``doc_id`` are what the builders read by default, and per query
+they then give :func:`rankframe.evaluate`'s values. A run left-joined with its qrels is not that
+frame: it loses the judged documents the run did not retrieve, and nDCG's ideal DCG, recall,
+R-precision and AP's denominator come out wrong. A frame that is complete by construction
+(logged impressions with their clicks or grades, nothing relevant outside it) is right as it
+is: map its columns with ``score=``, ``label=`` and ``doc=``.
 
 Examples
 --------
 >>> import polars as pl
+>>> import rankframe as rf
 >>> from rankframe import expr as rfx
->>> df = pl.DataFrame({"qid": ["q1"] * 3 + ["q2"] * 2, "score": [0.9, 0.5, 0.1, 0.7, 0.2],
-...                    "label": [0, 1, 1, 1, 0]})
->>> out = df.group_by("qid", maintain_order=True).agg(
-...     rfx.ndcg(10).alias("ndcg@10"), rfx.reciprocal_rank().alias("rr"))
->>> out["rr"].to_list()
-[0.5, 1.0]
+>>> qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"],
+...                       "relevance": [1, 1, 1]})
+>>> run = pl.DataFrame({"query_id": ["q1", "q1", "q2", "q2"], "doc_id": ["x", "a", "c", "y"],
+...                     "score": [0.9, 0.5, 0.7, 0.2]})
+>>> judged = rf.judged_frame(qrels, run)  # b: judged relevant, not retrieved
+>>> out = judged.group_by("query_id").agg(rfx.reciprocal_rank(), rfx.recall(10)).sort("query_id")
+>>> out.collect().rows()
+[('q1', 0.5, 0.5), ('q2', 1.0, 1.0)]
 """
 
 from __future__ import annotations
@@ -69,8 +82,8 @@ def measure(
     spec: str | Measure,
     *,
     score: str | pl.Expr = "score",
-    label: str | pl.Expr = "label",
-    doc: str | pl.Expr | None = None,
+    label: str | pl.Expr = "relevance",
+    doc: str | pl.Expr | None = "doc_id",
     relevance_level: int = 1,
     target: str | pl.Expr | None = None,
     ties: str = "trec_eval",
@@ -82,10 +95,13 @@ def measure(
     spec
         One measure: a name in any dialect (``"nDCG@10"``, ``"P_5"``) or a measure object.
     score, label
-        The score and grade columns (names or expressions).
+        The score and grade columns (names or expressions); the defaults are the columns of
+        :func:`rankframe.judged_frame`. A null score is a document not retrieved, a null grade
+        an unjudged one.
     doc
-        Optional doc id column, used to break score ties as trec_eval does (doc id descending);
-        without it ties keep the row order.
+        The doc id column, which breaks score ties as trec_eval does (doc id descending);
+        ``None`` for a frame without one: ties then keep the row order, which a join or a
+        streaming engine does not fix.
     relevance_level
         Minimum grade counted as relevant by binary measures.
     target
@@ -104,11 +120,21 @@ def measure(
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": [1, 1, 1], "score": [3, 2, 1], "label": [0, 1, 1]})
-    >>> df.group_by("q").agg(measure("AP")).item(0, "AP")  # (1/2 + 2/3) / 2
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"],
+    ...                       "relevance": [0, 1, 1]})
+    >>> run = qrels.select("query_id", "doc_id", score=pl.Series([3.0, 2.0, 1.0]))
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(measure("AP")).collect().item(0, "AP")  # (1/2 + 2/3) / 2
     0.5833333333333333
-    >>> df.group_by("q").agg(measure("KendallTauB", ties="average")).item(0, "KendallTauB")
+    >>> judged.group_by("query_id").agg(measure("KendallTauB", ties="average")).collect().item(0, 1)
     -0.8164965809277261
+
+    A frame with other column names, here without doc ids (ties keep the row order):
+
+    >>> df = pl.DataFrame({"q": [1, 1, 1], "pred": [3, 2, 1], "clicked": [0, 1, 1]})
+    >>> df.group_by("q").agg(measure("AP", score="pred", label="clicked", doc=None)).item(0, 1)
+    0.5833333333333333
     """
     parsed = parse_measure(spec)
     if len(parsed) != 1:
@@ -136,9 +162,12 @@ def ndcg(k: int | None = None, **kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": [1, 1], "score": [2.0, 1.0], "label": [0, 1]})
-    >>> round(df.group_by("q").agg(ndcg(10)).item(0, 1), 4)  # (1/log2(3)) / 1
-    0.6309
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [0, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(ndcg(10)).collect().item(0, 1)  # (1/log2(3)) / 1
+    0.6309297535714575
     """
     return measure("nDCG" if k is None else f"nDCG@{k}", **kwargs)  # type: ignore[arg-type]
 
@@ -149,8 +178,11 @@ def precision(k: int, **kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": [1, 1], "score": [2.0, 1.0], "label": [0, 1]})
-    >>> df.group_by("q").agg(precision(1)).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [0, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(precision(1)).collect().item(0, 1)
     0.0
     """
     return measure(f"P@{k}", **kwargs)  # type: ignore[arg-type]
@@ -162,8 +194,11 @@ def recall(k: int, **kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": [1, 1], "score": [2.0, 1.0], "label": [1, 1]})
-    >>> df.group_by("q").agg(recall(1)).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [1, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(recall(1)).collect().item(0, 1)
     0.5
     """
     return measure(f"R@{k}", **kwargs)  # type: ignore[arg-type]
@@ -175,8 +210,11 @@ def average_precision(**kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": [1, 1], "score": [2.0, 1.0], "label": [0, 1]})
-    >>> df.group_by("q").agg(average_precision()).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [0, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(average_precision()).collect().item(0, 1)
     0.5
     """
     return measure("AP", **kwargs)  # type: ignore[arg-type]
@@ -188,8 +226,11 @@ def reciprocal_rank(**kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": [1, 1], "score": [2.0, 1.0], "label": [0, 1]})
-    >>> df.group_by("q").agg(reciprocal_rank()).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "relevance": [0, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b"], "score": [2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(reciprocal_rank()).collect().item(0, 1)
     0.5
     """
     return measure("RR", **kwargs)  # type: ignore[arg-type]
@@ -205,8 +246,11 @@ def kendall_tau(*, variant: str = "b", **kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": 1, "score": [3.0, 2.0, 1.0], "other": [1.0, 3.0, 2.0]})
-    >>> df.group_by("q").agg(kendall_tau(target="other")).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "relevance": [1, 3, 2]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(kendall_tau()).collect().item(0, 1)  # target: the grades
     -0.3333333333333333
     """
     names = {"b": "KendallTauB", "seed": "KendallTau"}
@@ -222,8 +266,11 @@ def spearman_rho(**kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": 1, "score": [3.0, 2.0, 1.0], "other": [1.0, 3.0, 2.0]})
-    >>> df.group_by("q").agg(spearman_rho(target="other")).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "relevance": [1, 3, 2]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(spearman_rho()).collect().item(0, 1)  # target: the grades
     -0.5
     """
     return measure("SpearmanRho", **kwargs)  # type: ignore[arg-type]
@@ -235,8 +282,11 @@ def auc(rel: int | None = None, **kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": 1, "score": [0.9, 0.8, 0.3], "label": [0, 1, 1]})
-    >>> df.group_by("q").agg(auc()).item(0, 1)
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "relevance": [0, 1, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [0.9, 0.8, 0.3]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(auc()).collect().item(0, 1)
     0.0
     """
     return measure("AUC" if rel is None else f"AUC(rel={rel})", **kwargs)  # type: ignore[arg-type]
@@ -248,8 +298,11 @@ def c_index(**kwargs: object) -> pl.Expr:
     Examples
     --------
     >>> import polars as pl
-    >>> df = pl.DataFrame({"q": 1, "score": [0.9, 0.8, 0.3], "label": [2, 0, 1]})
-    >>> df.group_by("q").agg(c_index()).item(0, 1)  # 2 of the 3 ordered pairs
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "relevance": [2, 0, 1]})
+    >>> run = pl.DataFrame({"query_id": "q", "doc_id": ["a", "b", "c"], "score": [0.9, 0.8, 0.3]})
+    >>> judged = rf.judged_frame(qrels, run)
+    >>> judged.group_by("query_id").agg(c_index()).collect().item(0, 1)  # 2 of 3 pairs
     0.6666666666666666
     """
     return measure("CIndex", **kwargs)  # type: ignore[arg-type]

@@ -28,7 +28,7 @@ def _judged(seed: int) -> pl.DataFrame:
         labels = rng.integers(0, 4, n)
         for i in range(n):
             rows.append((f"q{q}", str(i + 5), scores[i], int(labels[i])))
-    return pl.DataFrame(rows, schema=["qid", "docno", "score", "label"], orient="row")
+    return pl.DataFrame(rows, schema=["qid", "docno", "score", "relevance"], orient="row")
 
 
 @pytest.mark.parametrize("measure", MEASURES)
@@ -47,7 +47,7 @@ def test_builder_in_group_by_equals_evaluate(measure: str) -> None:
 def test_judged_frame_equals_split_qrels_and_run() -> None:
     df = _judged(2)
     run = df.select("qid", "docno", "score")
-    qrels = df.select("qid", "docno", "label")
+    qrels = df.select("qid", "docno", "relevance")
     a = rf.evaluate(judged=df, measures=MEASURES, per_query=True)
     b = rf.evaluate(qrels, run, MEASURES, per_query=True)
     assert a.select("query_id", "measure").equals(b.select("query_id", "measure"))
@@ -78,5 +78,5 @@ def test_over_window_form() -> None:
 
 def test_relevance_level_in_builder() -> None:
     df = pl.DataFrame({"q": [1, 1, 1], "score": [3.0, 2.0, 1.0], "label": [1, 2, 0]})
-    out = df.group_by("q").agg(rfx.measure("RR", relevance_level=2).alias("rr"))
+    out = df.group_by("q").agg(rfx.measure("RR", label="label", doc=None, relevance_level=2).alias("rr"))
     assert out["rr"].to_list() == [0.5]  # first grade >= 2 at rank 2

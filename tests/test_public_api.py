@@ -21,6 +21,7 @@ PUBLIC = {
     "evaluate",
     "explain",
     "expr",
+    "judged_frame",
     "measures",
     "parse_measure",
     "read_judged",

@@ -711,7 +711,8 @@ def _builder_all_null_target() -> tuple[float, ...]:
         {"q": ["q"], "score": [1.0], "label": [1], "t": [None]}, schema_overrides={"t": pl.Float64}
     )
     specs = [*PAIR_SPECS[:-1], "MAUC(levels=(0,1))"]
-    return df.group_by("q").agg(rfx.measure(m, target="t") for m in specs).drop("q").row(0)
+    builders = (rfx.measure(m, label="label", doc=None, target="t") for m in specs)
+    return df.group_by("q").agg(builders).drop("q").row(0)
 
 
 @pytest.mark.parametrize(

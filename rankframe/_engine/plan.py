@@ -35,7 +35,7 @@ from rankframe._engine.options import (
     Options,
     Q,
 )
-from rankframe._engine.rank import PC, PD, PT, doc_hash, judged_frame, target_levels, with_pair_counts
+from rankframe._engine.rank import PC, PD, PT, doc_hash, ranked_join, target_levels, with_pair_counts
 from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, Ctx, Measure
 
@@ -118,7 +118,7 @@ def per_query_plan(
             run, qrels, measures, keys, opts, level, qrels_keys, groups, checks=checks,
             cache=judgment_cache,
         )
-    frame = judged_frame(run, qrels, keys, opts, qrels_keys, groups, checks=checks)
+    frame = ranked_join(run, qrels, keys, opts, qrels_keys, groups, checks=checks)
     if pairs is not None:
         frame = with_pair_counts(frame, pairs, keys, average=average)
     levels = None

@@ -97,7 +97,7 @@ def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
 def prepare(
     qrels: Source | None,
     run: Source | None,
-    measures: MeasureSpec | Iterable[MeasureSpec],
+    measures: MeasureSpec | Iterable[MeasureSpec] | None,
     *,
     judged: Source | None = None,
     by: Sequence[str] | None = None,
@@ -114,7 +114,7 @@ def prepare(
     fractional grades) and :func:`_cast_grades`.
     """
     opts = Options(**options)
-    parsed = parse_measures(measures)
+    parsed = [] if measures is None else parse_measures(measures)
     sources: dict[str, str] = {}
     prefs_lf = None
     if prefs is not None:

@@ -39,7 +39,7 @@ def rank_expr(keys: list[str], doc_dtype: pl.DataType, ties: TiePolicy) -> pl.Ex
     return key.rank("ordinal", descending=True).over(keys).cast(pl.UInt32)
 
 
-def judged_frame(
+def ranked_join(
     run: pl.LazyFrame,
     qrels: pl.LazyFrame,
     keys: list[str],
@@ -48,10 +48,12 @@ def judged_frame(
     groups: pl.LazyFrame | None = None,
     *,
     checks: bool = False,
+    scores: bool = False,
 ) -> pl.LazyFrame:
     """Ranked run rows joined with every judgment: columns keys, query, doc, rank, relevance.
 
     ``checks``: the run and qrels carry the boolean columns ``BAD_RUN`` / ``BAD_QRELS``; keep them.
+    ``scores``: keep the score column too (null for judged documents not retrieved).
 
     ``groups``: every (run, breakdown) group of the evaluation, when ``run`` holds only part of
     it (a query partition); ``complete`` scores the judged queries missing from each of them.
@@ -82,6 +84,7 @@ def judged_frame(
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
     extra = [pl.col(S).alias("_score")] if opts.ties == "average" else []
     extra += [pl.col(TARGET)] if opts.target is not None else []
+    extra += [pl.col(S)] if scores else []
     ranked = ranked.select(*keys, Q, D, RANK, *extra, *flags)
     if len(qrels_keys) == len(keys):
         return ranked.join(
