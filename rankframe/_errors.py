@@ -43,7 +43,13 @@ class InputError(RankframeError):
         hint that maps the missing column (to the closest available one when there is one).
         """
         missing, available = list(missing), list(available)
-        subject = f"{source[:1].upper()}{source[1:]}" if source else f"The {role} input"
+        # a path stays exactly as given ("bad/x.parquet"); "the run DataFrame" starts a sentence
+        if not source:
+            subject = f"The {role} input"
+        elif source.startswith("the "):
+            subject = f"The {source[4:]}"
+        else:
+            subject = source
         tried_txt = f" (tried the well-known names {', '.join(map(repr, tried))})" if tried else ""
         guess = difflib.get_close_matches(missing[0], available, n=1, cutoff=0.4) if missing else []
         example = repr(guess[0]) if guess else "'<column>'"

@@ -234,10 +234,6 @@ def test_measures_before_the_files_get_a_hint(capsys):
     assert "put -m after the files" in err
 
 
-def test_measures_are_required(capsys):
-    code, _, err = run_cli(capsys, "evaluate", QRELS, BM25)
-    assert code == 2
-    assert "at least one measure" in err
 
 
 def test_parquet_needs_an_output_path(capsys):
@@ -442,3 +438,215 @@ def test_string_measures_are_left_out_of_evaluate(capsys):
     assert code == 0
     assert [r.split()[0] for r in out.splitlines()[2:]] == ["AP"]
     assert err.startswith("rankframe: warning: RelString@10 is not a number")
+
+
+# ----------------------------------------------------------------------------- issue 29: papercuts
+# Each one retried as a new user would: the README's files, `--help`, no reading of the code.
+def _tidy(out: Path, fmt: str) -> pl.DataFrame:
+    if fmt == "parquet":
+        return pl.read_parquet(out)
+    if fmt in ("csv", "tsv"):
+        return pl.read_csv(out, separator="\t" if fmt == "tsv" else ",")
+    if fmt == "json":
+        return pl.DataFrame(json.loads(out.read_text()))
+    return pl.DataFrame([json.loads(line) for line in out.read_text().splitlines()])
+
+
+@pytest.mark.parametrize(
+    ("name", "fmt"),
+    [("out.parquet", "parquet"), ("out.csv", "csv"), ("out.tsv", "tsv"), ("out.json", "json"),
+     ("out.jsonl", "jsonl"), ("OUT.PARQUET", "parquet")],
+)
+def test_output_extension_picks_the_format(capsys, tmp_path, expected, name, fmt):
+    out = tmp_path / name
+    code, stdout, err = run_cli(capsys, "evaluate", QRELS, BM25, SPLADE, "-m", *MEASURES, "-o", str(out))
+    assert (code, stdout, err) == (0, "", "")
+    assert_frame_equal(_tidy(out, fmt), expected)
+
+
+def test_output_txt_and_no_extension_are_the_table(capsys, tmp_path):
+    for name in ("table.txt", "table"):
+        code, _, _ = run_cli(capsys, "evaluate", QRELS, BM25, "-o", str(tmp_path / name))
+        assert code == 0
+        assert (tmp_path / name).read_text().splitlines()[2].split() == ["nDCG@10", "0.5058"]
+
+
+@pytest.mark.parametrize("name", ["out.md", "out.html", "out.xlsx", "out.csv.gz"])
+def test_output_extension_evaluate_cannot_write_is_a_usage_error(capsys, tmp_path, name):
+    out = tmp_path / name
+    code, stdout, err = run_cli(capsys, "evaluate", QRELS, BM25, "-o", str(out))
+    assert (code, stdout) == (2, "")
+    assert "usage: rankframe evaluate" in err
+    assert ".parquet (parquet)" in err
+    assert ".csv (csv)" in err
+    assert "-f" in err
+    assert not out.exists()
+
+
+def test_explicit_format_wins_but_a_mismatch_is_refused(capsys, tmp_path):
+    out = tmp_path / "x.parquet"
+    code, _, err = run_cli(capsys, "evaluate", QRELS, BM25, "-f", "table", "-o", str(out))
+    assert code == 2
+    assert f"-f table writes text but -o {out} names a parquet file" in err
+    assert not out.exists()
+    code, _, err = run_cli(capsys, "evaluate", QRELS, BM25, "-f", "parquet", "-o", str(tmp_path / "x.csv"))
+    assert code == 2
+    assert "-f parquet writes a binary file" in err
+    # .txt takes any text format; an extension rankframe does not know takes what -f says
+    for name in ("x.txt", "x.dat"):
+        code, _, _ = run_cli(capsys, "evaluate", QRELS, BM25, "-f", "csv", "-o", str(tmp_path / name))
+        assert code == 0
+        assert pl.read_csv(tmp_path / name)["measure"].to_list() == ["nDCG@10"]
+    code, _, _ = run_cli(capsys, "evaluate", QRELS, BM25, "-f", "parquet", "-o", str(tmp_path / "x.bin"))
+    assert code == 0
+    assert pl.read_parquet(tmp_path / "x.bin")["measure"].to_list() == ["nDCG@10"]
+
+
+def test_evaluate_defaults_to_the_library_measures(capsys):
+    import inspect
+
+    from rankframe._cli.common import DEFAULT_MEASURES
+
+    assert inspect.signature(rf.evaluate).parameters["measures"].default == DEFAULT_MEASURES
+    assert inspect.signature(rf.compare).parameters["measures"].default == DEFAULT_MEASURES
+    code, out, err = run_cli(capsys, "evaluate", QRELS, BM25)
+    assert (code, err) == (0, "")
+    assert out.splitlines()[2].split() == ["nDCG@10", "0.5058"]
+
+
+def test_evaluate_and_compare_share_their_options():
+    from rankframe._cli.main import build_parser
+
+    parser = build_parser()
+    common = ["-m", "AP", "-M", "100", "-l", "2", "-J", "--ties", "average", "--score-dtype", "float32"]
+    ev = parser.parse_args(["evaluate", "q", "r", *common])
+    cp = parser.parse_args(["compare", "q", "r", "s", *common])
+    keys = ("measures", "depth", "relevance_level", "judged_only", "ties", "score_dtype")
+    assert [getattr(ev, k) for k in keys] == [getattr(cp, k) for k in keys]
+    defaults = {k: getattr(parser.parse_args(["evaluate"]), k) for k in keys}
+    assert defaults == {k: getattr(parser.parse_args(["compare"]), k) for k in keys}
+    # complete: each command's default is its library's (trec_eval's average for evaluate, every
+    # judged query for compare's paired tests), and both take -c and --incomplete
+    assert parser.parse_args(["evaluate"]).complete is False
+    assert parser.parse_args(["compare"]).complete is True
+    for cmd in ("evaluate", "compare"):
+        assert parser.parse_args([cmd, "-c"]).complete is True
+        assert parser.parse_args([cmd, "--incomplete"]).complete is False
+
+
+def _prefixed_run(tmp_path: Path) -> Path:
+    """BM25 with every query id written 'q<id>': the qrels' ids never match."""
+    run = tmp_path / "qrun.txt"
+    run.write_text("".join("q" + line for line in Path(BM25).read_text().splitlines(keepends=True)))
+    return run
+
+
+@pytest.mark.parametrize("extra", [[], ["-c"], ["-q", "-f", "csv"]])
+def test_no_query_in_common_is_an_input_error(capsys, tmp_path, extra):
+    run = _prefixed_run(tmp_path)
+    code, out, err = run_cli(capsys, "evaluate", QRELS, str(run), *extra)
+    assert (code, out) == (1, "")
+    assert err == (
+        f"rankframe: The qrels and the run have no query in common (qrels {QRELS}: '1037798', "
+        f"'104861', '1063750', ...; run {run}: 'q1037798', 'q104861', 'q1063750', ...); check the "
+        "query id column and its format.\n"
+    )
+
+
+def test_no_query_in_common_names_the_run(capsys, tmp_path):
+    run = _prefixed_run(tmp_path)
+    code, out, err = run_cli(capsys, "evaluate", QRELS, BM25, str(run))
+    assert (code, out) == (1, "")
+    assert err.startswith("rankframe: The qrels and the run qrun.txt have no query in common")
+    code, out, err = run_cli(capsys, "compare", QRELS, BM25, str(run))
+    assert (code, out) == (1, "")
+    assert err.startswith("rankframe: The qrels and the run qrun.txt have no query in common")
+    assert "'q1037798'" in err
+    assert err.count("\n") == 1
+
+
+def test_a_partial_run_still_evaluates(capsys, tmp_path):
+    # some queries in common: a warning, not the error
+    run = tmp_path / "half.txt"
+    lines = Path(BM25).read_text().splitlines(keepends=True)
+    run.write_text("".join(("q" + line) if i % 2 else line for i, line in enumerate(lines)))
+    code, out, err = run_cli(capsys, "evaluate", QRELS, str(run))
+    assert code == 0
+    assert "no query in common" not in err
+    assert out.splitlines()[2].split()[0] == "nDCG@10"
+
+
+def test_paths_in_messages_are_as_given(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "bad").mkdir()
+    pl.DataFrame({"qid": ["1"], "document": ["d"], "s": [1.0]}).write_parquet("bad/wrongcols.parquet")
+    code, _, err = run_cli(capsys, "evaluate", QRELS, "bad/wrongcols.parquet", "-m", "AP")
+    assert code == 1
+    assert err.startswith("rankframe: bad/wrongcols.parquet has no run column 'doc_id', 'score'")
+    with pytest.raises(rf.InputError, match=r"^bad/wrongcols\.parquet has no run column"):
+        rf.evaluate(QRELS, "bad/wrongcols.parquet", ["AP"])
+    # a frame is still named at the start of a sentence
+    with pytest.raises(rf.InputError, match=r"^The run DataFrame has no run column"):
+        rf.evaluate(QRELS, pl.DataFrame({"qid": ["1"], "document": ["d"], "s": [1.0]}), ["AP"])
+
+
+# --------------------------------------------------------------------- compare: baseline, -o, defaults
+def test_compare_baseline_takes_the_path_or_the_name(capsys, monkeypatch):
+    monkeypatch.chdir(DATA.parent)
+    tables = []
+    for baseline in ("data/run.dl19.bm25.txt", "./data/run.dl19.bm25.txt", "run.dl19.bm25.txt"):
+        code, out, err = run_cli(capsys, "compare", "data/qrels.dl19-passage.txt", "data/run.dl19.bm25.txt",
+                                 "data/run.dl19.splade.txt", "--baseline", baseline, "-f", "json")
+        assert (code, err) == (0, "")
+        doc = json.loads(out)
+        pairs = [(p["baseline"], p["run"]) for p in doc["pairs"]]
+        assert pairs == [("run.dl19.bm25.txt", "run.dl19.splade.txt")]
+        tables.append(doc["pairs"])
+    assert tables[0] == tables[1] == tables[2]
+    code, out, err = run_cli(capsys, "compare", QRELS, BM25, SPLADE, "--baseline", "bm25")
+    assert (code, out) == (2, "")
+    assert "--baseline 'bm25' is neither the name nor the path of a run" in err
+    assert f"run.dl19.bm25.txt ({BM25})" in err
+    assert f"run.dl19.splade.txt ({SPLADE})" in err
+
+
+def test_compare_defaults_to_ndcg10(capsys):
+    code, out, _ = run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-f", "csv")
+    assert code == 0
+    assert set(pl.read_csv(io.StringIO(out))["measure"]) == {"nDCG@10"}
+
+
+def test_compare_output_extension_picks_the_format(capsys, tmp_path):
+    md, tex = tmp_path / "table.md", tmp_path / "table.tex"
+    assert run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-o", str(md))[0] == 0
+    assert md.read_text().startswith("| run | nDCG@10 |")
+    assert run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-m", "AP", "-o", str(tex))[0] == 0
+    assert "\\begin{tabular}" in tex.read_text()
+    csv = tmp_path / "table.csv"
+    assert run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-o", str(csv))[0] == 0
+    assert set(pl.read_csv(csv)["measure"]) == {"nDCG@10"}
+    out = tmp_path / "x.parquet"
+    code, _, err = run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-o", str(out))
+    assert code == 2
+    assert "compare cannot write parquet (.parquet)" in err
+    assert ".md (markdown)" in err
+    assert not out.exists()
+    md = tmp_path / "t.md"
+    code, _, err = run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-f", "table", "-o", str(md))
+    assert code == 2
+    assert "names a markdown file" in err
+
+
+def test_compare_output_html_is_the_report(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    html = tmp_path / "report.html"
+    code, out, _ = run_cli(capsys, "compare", QRELS, BM25, SPLADE, "-o", str(html))
+    assert (code, out) == (0, "")
+    assert html.read_text().startswith("<!DOCTYPE html>")
+
+
+def test_help_names_no_internal_documents(capsys):
+    for cmd in ("evaluate", "compare", "trec_eval", "learn", "measures"):
+        code, out, _ = run_cli(capsys, cmd, "--help")
+        assert code == 0
+        assert "seed 00" not in out.lower()

@@ -346,3 +346,53 @@ def test_any_data_gives_a_coherent_comparison(data, test):
             assert row["significant"] == (row["p_adjusted"] < 0.05)
         if math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"]) and test != "bootstrap":
             assert row["ci_low"] - 1e-12 <= row["diff"] <= row["ci_high"] + 1e-12
+
+
+# ----------------------------------------------------------------------------- bounded intervals
+def test_interval_of_a_bounded_measure_stays_in_its_range():
+    # issue 29: splade's RR is 0.9729 over 43 queries; its t interval reached 1.0115
+    c = rf.compare(QRELS, {"bm25": BM25, "splade": SPLADE}, ["RR", "DCG@10"])
+    x = c.per_query.filter(measure="RR").pivot(on="run", index="query_id", values="value")
+    for name in ("bm25", "splade"):
+        v = x[name].to_numpy()
+        low, high = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=stats.sem(v))
+        row = _row(c.summary, measure="RR", run=name)
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx((max(low, 0.0), min(high, 1.0)), abs=1e-12)
+        assert 0.0 <= row["ci_low"] <= row["mean"] <= row["ci_high"] <= 1.0
+    assert high > 1.0  # splade: the unclipped interval passes the maximum, the clipped one stops at it
+    assert _row(c.summary, measure="RR", run="splade")["ci_high"] == 1.0
+    # DCG has no upper bound: its interval is Student's, untouched
+    x = c.per_query.filter(measure="DCG@10").pivot(on="run", index="query_id", values="value")
+    v = x["splade"].to_numpy()
+    low, high = stats.t.interval(0.95, len(v) - 1, loc=v.mean(), scale=stats.sem(v))
+    row = _row(c.summary, measure="DCG@10", run="splade")
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, high), abs=1e-9)
+
+
+def test_interval_of_a_difference_stays_within_the_widest_difference():
+    # three queries: run b finds the relevant document at rank 1, 1 and 2, run a never
+    qrels = pl.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["r"] * 3, "relevance": [1] * 3})
+    run_a = pl.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["x"] * 3, "score": [1.0] * 3})
+    run_b = pl.DataFrame({
+        "query_id": ["1", "2", "3", "3"], "doc_id": ["r", "r", "x", "r"], "score": [1.0, 1.0, 2.0, 1.0],
+    })
+    c = rf.compare(qrels, {"a": run_a, "b": run_b}, ["RR"], baseline="a")
+    d = np.array([1.0, 1.0, 0.5])
+    low, high = stats.t.interval(0.95, 2, loc=d.mean(), scale=stats.sem(d))
+    assert high > 1.0
+    row = _row(c.pairs, baseline="a", run="b")
+    assert row["diff"] == pytest.approx(d.mean())
+    assert (row["ci_low"], row["ci_high"]) == pytest.approx((low, 1.0))
+    assert _row(c.summary, run="b")["ci_high"] == 1.0
+    assert _row(c.summary, run="a")["ci_low"] == 0.0
+
+
+def test_measure_bounds_come_from_the_definitions():
+    from rankframe._compare.bounds import measure_bounds
+
+    assert measure_bounds("RR") == measure_bounds("AP@100") == measure_bounds("P(rel=2)@5") == (0.0, 1.0)
+    assert measure_bounds("nDCG@10") == (0.0, 1.0)
+    assert measure_bounds("KendallTauB") == (-1.0, 1.0)
+    assert measure_bounds("nDCG(gains={0:-1,1:1})@10") is None  # a gain map may go below 0
+    for unbounded in ("DCG@10", "NumRet", "Utility", "not a measure"):
+        assert measure_bounds(unbounded) is None

@@ -1,7 +1,10 @@
 """What the ``rankframe`` subcommands share: the program name, usage errors, warnings, run names.
 
-Also the evaluation options (``-c``, ``-M``, ``-l``, ``-J``) that ``trec_eval`` and ``evaluate``
-both take, spelled as trec_eval spells them in the one and with long names in the other.
+Also the evaluation options (``-c``, ``-M``, ``-l``, ``-J``) that ``trec_eval`` takes spelled as
+trec_eval spells them (:func:`_add_semantics`), the options ``evaluate`` and ``compare`` share with
+the same names, help and defaults (:func:`_add_run_options`), the output format that ``-o PATH``
+implies (:func:`_output_format`), and the check that the qrels and each run have a query in common
+(:func:`_check_common_queries`).
 """
 
 from __future__ import annotations
@@ -11,10 +14,26 @@ import contextlib
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+import polars as pl
+
+from rankframe._engine.options import TIE_POLICIES
+from rankframe._errors import InputError
+from rankframe._io.readers import read_qrels, read_run
+
 PROG = "rankframe"
+#: The measures of ``evaluate`` and ``compare`` without ``-m``: the defaults of
+#: :func:`rankframe.evaluate` and :func:`rankframe.compare`.
+DEFAULT_MEASURES = ("nDCG@10",)
+#: Known output extensions and the format each names (a command writes a subset of them).
+EXTENSIONS: dict[str, str] = {
+    ".txt": "table", ".csv": "csv", ".tsv": "tsv", ".json": "json", ".jsonl": "jsonl",
+    ".ndjson": "jsonl", ".parquet": "parquet", ".md": "markdown", ".tex": "latex", ".html": "html",
+}
+#: The generic text extension: it takes any text format that ``-f`` names.
+TEXT_EXTENSION = ".txt"
 
 
 class UsageError(Exception):
@@ -33,12 +52,16 @@ def _positive_int(text: str) -> int:
 
 
 @contextlib.contextmanager
-def _warnings_to_stderr() -> Iterator[None]:
-    """Print the warnings raised inside as ``rankframe: warning: ...`` lines, once each."""
+def _warnings_to_stderr() -> Iterator[list[warnings.WarningMessage]]:
+    """Print the warnings raised inside as ``rankframe: warning: ...`` lines, once each.
+
+    Yields the list of caught warnings: the caller may look at it, or clear it when an error it
+    raises says more than they do.
+    """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            yield
+            yield caught
         finally:
             for message in dict.fromkeys(str(w.message) for w in caught):
                 print(f"{PROG}: warning: {message}", file=sys.stderr)
@@ -65,23 +88,163 @@ def _files_in_measures_hint(args: argparse.Namespace) -> str:
     return ""
 
 
-def _add_semantics(p: argparse.ArgumentParser, *, trec: bool) -> None:
-    """Options shared by both evaluation commands, spelled as trec_eval spells them."""
-    count = {"action": "count", "default": 0} if trec else {"action": "store_true"}
+def _add_semantics(p: argparse.ArgumentParser) -> None:
+    """The evaluation options of ``trec_eval``, spelled as trec_eval spells them."""
     p.add_argument(
-        "-c", *(["--complete_rel_info_wanted"] if trec else ["--complete"]), dest="complete",
-        **count, help="score judged queries that are missing from the run as 0",
+        "-c", "--complete_rel_info_wanted", dest="complete", action="count", default=0,
+        help="score judged queries that are missing from the run as 0",
     )
     p.add_argument(
-        "-M", *(["--Max_retrieved_per_topic"] if trec else ["--depth"]), dest="depth", type=int,
-        metavar="N", help="keep only the top N documents of each query",
+        "-M", "--Max_retrieved_per_topic", dest="depth", type=int, metavar="N",
+        help="keep only the top N documents of each query",
     )
     p.add_argument(
-        "-l", *(["--level_for_rel"] if trec else ["--relevance-level"]), dest="relevance_level",
-        type=int, default=1, metavar="N",
+        "-l", "--level_for_rel", dest="relevance_level", type=int, default=1, metavar="N",
         help="minimum grade counted as relevant by binary measures (default 1)",
     )
     p.add_argument(
-        "-J", *(["--Judged_docs_only"] if trec else ["--judged-only"]), dest="judged_only",
-        **count, help="drop unjudged documents from every ranking (after the -M cut)",
+        "-J", "--Judged_docs_only", dest="judged_only", action="count", default=0,
+        help="drop unjudged documents from every ranking (after the -M cut)",
     )
+
+
+def _add_run_options(p: argparse.ArgumentParser, *, complete: bool) -> None:
+    """The options ``evaluate`` and ``compare`` share: same names, help and defaults.
+
+    ``-m`` defaults to :data:`DEFAULT_MEASURES` in both. Only ``-c`` differs by default, as in the
+    library: ``evaluate`` averages over the queries a run retrieved (trec_eval's default), while
+    ``compare`` scores a judged query a run misses as 0 (a paired test needs every run on every
+    query); both commands take ``-c/--complete`` and ``--incomplete``.
+    """
+    p.add_argument(
+        "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
+        help="measures in any dialect: nDCG@10, P(rel=2)@5, ndcg_cut.10, map, official, ndcg@10 "
+        f"(default {' '.join(DEFAULT_MEASURES)})",
+    )
+    group = p.add_mutually_exclusive_group()
+    group.add_argument(
+        "-c", "--complete", dest="complete", action="store_true", default=complete,
+        help="score judged queries that are missing from a run as 0"
+        + (" (the default here)" if complete else ""),
+    )
+    group.add_argument(
+        "--incomplete", dest="complete", action="store_false",
+        help="leave judged queries that a run misses out" + ("" if complete else " (the default here)"),
+    )
+    p.add_argument(
+        "-M", "--depth", dest="depth", type=_positive_int, metavar="N",
+        help="keep only the top N documents of each query",
+    )
+    p.add_argument(
+        "-l", "--relevance-level", dest="relevance_level", type=int, default=1, metavar="N",
+        help="minimum grade counted as relevant by binary measures (default 1)",
+    )
+    p.add_argument(
+        "-J", "--judged-only", dest="judged_only", action="store_true",
+        help="drop unjudged documents from every ranking (after the -M cut)",
+    )
+    p.add_argument(
+        "--ties", choices=TIE_POLICIES, default="trec_eval",
+        help="tie policy (default trec_eval: score desc, then doc id desc)",
+    )
+    p.add_argument(
+        "--score-dtype", choices=("float64", "float32"), default="float64",
+        help="float32 reproduces trec_eval 9 / pytrec_eval ties (default float64)",
+    )
+
+
+def _extension_list(extensions: Mapping[str, str]) -> str:
+    return ", ".join(f"{ext} ({fmt})" for ext, fmt in extensions.items())
+
+
+def _output_format(
+    command: str,
+    explicit: str | None,
+    output: str | None,
+    extensions: Mapping[str, str],
+    *,
+    default: str = "table",
+    binary: frozenset[str] = frozenset(),
+) -> str:
+    """The format a command writes: ``-f`` when given, else the one the extension of ``-o`` names.
+
+    Without ``-o`` (or with ``-o -``, or a path without extension such as ``/dev/stdout``) the
+    format is ``-f`` or ``default``. Without ``-f`` the extension decides; an extension the command
+    cannot write is a usage error that lists those it can. With ``-f``, an extension that names
+    another format (``-f table -o out.parquet``) is a usage error; ``.txt`` takes any text format
+    and an extension rankframe does not know takes whatever ``-f`` names.
+    """
+    suffix = Path(output).suffix.lower() if output not in (None, "-") else ""
+    if not suffix:
+        return explicit or default
+    accepted = f"-o takes {_extension_list(extensions)}"
+    named = EXTENSIONS.get(suffix)
+    if explicit is None:
+        if suffix in extensions:
+            return extensions[suffix]
+        if named is not None:
+            msg = (
+                f"{command} cannot write {named} ({suffix}): {accepted}; or name the format "
+                "with -f."
+            )
+        else:
+            msg = (
+                f"cannot tell the format of -o {output} from its extension {suffix!r}: "
+                f"{accepted}; or name the format with -f."
+            )
+        raise UsageError(msg)
+    if named is None or named == explicit or (suffix == TEXT_EXTENSION and explicit not in binary):
+        return explicit
+    what = "a binary file" if explicit in binary else "text"
+    msg = (
+        f"-f {explicit} writes {what} but -o {output} names a {named} file: drop -f (the "
+        f"extension then picks the format) or give a path that ends as -f says ({accepted})."
+    )
+    raise UsageError(msg)
+
+
+def _some_run_empty(frame: pl.DataFrame, names: Mapping[str, str], value: str = "value") -> bool:
+    """Whether a run has no value in ``frame``, or only zeros (as with ``-c`` and no query in common).
+
+    A run file that holds several runs (a ``run`` column) shows as ``name/inner`` in ``frame``.
+    """
+    if "run" not in frame.columns or not frame.height:
+        return True
+    scored = frame.group_by("run").agg(
+        (pl.col(value).fill_nan(0.0).fill_null(0.0) != 0.0).any().alias("some")
+    )
+    for name in names:
+        rows = scored.filter((pl.col("run") == name) | pl.col("run").str.starts_with(f"{name}/"))
+        if not rows.height or not rows["some"].all():
+            return True
+    return False
+
+
+def _first_ids(ids: Sequence[str], n: int = 3) -> str:
+    shown = ", ".join(repr(q) for q in ids[:n])
+    return (shown + ", ..." if len(ids) > n else shown) or "none"
+
+
+def _query_ids(frame: pl.LazyFrame) -> list[str]:
+    ids = frame.select(pl.col("query_id").cast(pl.String)).unique().collect()["query_id"]
+    return sorted(ids.drop_nulls().to_list())
+
+
+def _check_common_queries(qrels: str, runs: Mapping[str, str]) -> None:
+    """Raise an input error when the qrels and a run have no query id in common.
+
+    The message shows the first query ids (sorted) of both sides, where the mismatch is usually
+    plain to see (``'1'`` against ``'q1'``, ``'001'`` against ``'1'``). It reads the query ids
+    again: callers check only when the evaluation hints at it (warnings, a run with no value).
+    """
+    judged = _query_ids(read_qrels(qrels))
+    judged_set = set(judged)
+    for name, path in runs.items():
+        ran = _query_ids(read_run(path))
+        if judged_set.isdisjoint(ran):
+            which = "the run" if len(runs) == 1 else f"the run {name}"
+            msg = (
+                f"The qrels and {which} have no query in common (qrels {qrels}: {_first_ids(judged)}; "
+                f"run {path}: {_first_ids(ran)}); check the query id column and its format."
+            )
+            raise InputError(msg)

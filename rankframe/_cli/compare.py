@@ -1,21 +1,56 @@
 """The ``rankframe compare`` subcommand: paired significance tests between runs.
 
-``rankframe compare QRELS RUN RUN... -m MEASURE...`` tests the runs against each other (see
-:func:`rankframe.compare`) and prints a table (text, markdown, LaTeX), csv or json, optionally
-with an HTML report and the plots.
+``rankframe compare QRELS RUN RUN... [-m MEASURE...]`` tests the runs against each other (see
+:func:`rankframe.compare`; nDCG@10 without ``-m``, as ``evaluate`` and the library) and prints a
+table (text, markdown, LaTeX), csv, json or the HTML report, optionally with an HTML report and
+the plots besides. The format is ``-f``, or the one the extension of ``-o PATH`` names
+(:data:`COMPARE_EXTENSIONS`). ``--baseline`` takes a run's name or its path.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from typing import Any
 
-from rankframe._cli.common import PROG, UsageError, _files_in_measures_hint, _run_names, _warnings_to_stderr
-from rankframe._cli.writers import _emit
-from rankframe._engine.options import TIE_POLICIES
+import polars as pl
 
-COMPARE_FORMATS = ("table", "markdown", "latex", "csv", "json")
+from rankframe._cli.common import (
+    DEFAULT_MEASURES,
+    EXTENSIONS,
+    PROG,
+    UsageError,
+    _add_run_options,
+    _check_common_queries,
+    _files_in_measures_hint,
+    _output_format,
+    _run_names,
+    _some_run_empty,
+    _warnings_to_stderr,
+)
+from rankframe._cli.writers import _emit
+from rankframe._errors import InputError
+
+COMPARE_FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
+#: The extensions of ``-o PATH`` that ``compare`` writes, and the format each implies.
+COMPARE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in COMPARE_FORMATS}
+
+
+def _baseline_name(baseline: str | None, names: dict[str, str]) -> str | None:
+    """The run that ``--baseline`` names: by its name, its path as given or the same file."""
+    if baseline is None or baseline in names:
+        return baseline
+    for name, path in names.items():
+        if path == baseline:
+            return name
+    if os.path.exists(baseline):
+        for name, path in names.items():
+            if os.path.exists(path) and os.path.samefile(path, baseline):
+                return name
+    runs = "; ".join(name if name == path else f"{name} ({path})" for name, path in names.items())
+    msg = f"--baseline {baseline!r} is neither the name nor the path of a run; the runs are: {runs}."
+    raise UsageError(msg)
 
 
 def _cmd_compare(args: argparse.Namespace) -> int:
@@ -24,22 +59,33 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     if len(args.inputs) < 3:
         msg = f"compare needs a QRELS file and at least two RUN files{_files_in_measures_hint(args)}."
         raise UsageError(msg)
+    fmt = _output_format("compare", args.format, args.output, COMPARE_EXTENSIONS)
     qrels, *runs = args.inputs
-    with _warnings_to_stderr():
+    names = _run_names(runs)
+    baseline = _baseline_name(args.baseline, names)
+    with _warnings_to_stderr() as caught:
         result = compare(
-            qrels, _run_names(runs), args.measures or ["nDCG@10"], baseline=args.baseline,
+            qrels, names, args.measures or list(DEFAULT_MEASURES), baseline=baseline,
             test=args.test, correction=args.correction, alpha=args.alpha,
-            confidence=args.confidence, by=args.by, complete=not args.incomplete,
+            confidence=args.confidence, by=args.by, complete=args.complete,
             n_permutations=args.permutations, n_bootstrap=args.bootstrap, seed=args.seed,
             progress=args.progress, depth=args.depth, relevance_level=args.relevance_level,
-            judged_only=args.judged_only, ties=args.ties,
+            judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
         )
-        if args.format == "table":
+        if caught or _some_run_empty(result.summary.filter(pl.col("n") > 0), names, "mean"):
+            try:
+                _check_common_queries(qrels, names)
+            except InputError:
+                caught.clear()  # the error says what the warnings would
+                raise
+        if fmt == "table":
             text = result.table("text", digits=args.digits) + "\n"
-        elif args.format in ("markdown", "latex"):
-            text = result.table(args.format, digits=args.digits) + "\n"
-        elif args.format == "csv":
+        elif fmt in ("markdown", "latex"):
+            text = result.table(fmt, digits=args.digits) + "\n"
+        elif fmt == "csv":
             text = result.to_csv() or ""
+        elif fmt == "html":
+            text = result.to_html() or ""
         else:
             text = (result.to_json() or "") + "\n"
         _emit(text, args.output)
@@ -68,15 +114,23 @@ def add_compare_parser(subparsers: Any) -> None:
     cp = subparsers.add_parser(
         "compare",
         help="compare runs with paired significance tests (table, HTML report, plots)",
+        usage=(
+            f"{PROG} compare QRELS RUN RUN [RUN ...] [-m MEASURE [MEASURE ...]] [-b RUN]\n"
+            "         [-t {" + ",".join(TESTS) + "}] [--correction {" + ",".join(CORRECTIONS) + "}]\n"
+            "         [--format {" + ",".join(COMPARE_FORMATS) + "}] [-o PATH] [--html PATH]\n"
+            "         [--figures DIR] [-c | --incomplete] [-M N] [-l N] [-J] [...]"
+        ),
         description=(
             "Evaluate the runs per query and test each run against the baseline (or every pair) "
             "with a paired test, corrected for multiple comparisons. A run's cell in the table "
             "carries the letters of the runs it is significantly better than, then the "
-            "confidence interval of its mean."
+            "confidence interval of its mean. Without -m: nDCG@10. With -o PATH the extension "
+            "picks the format (" + ", ".join(COMPARE_EXTENSIONS) + ") unless -f names it."
         ),
         epilog=(
             "examples:\n"
             f"  {PROG} compare qrels.txt bm25.txt splade.txt -m nDCG@10 AP --html report.html\n"
+            f"  {PROG} compare qrels.txt runs/bm25.txt runs/splade.txt --baseline runs/bm25.txt -o table.md\n"
             f"  {PROG} compare qrels.txt a.txt b.txt c.txt -m AP --test permutation --correction bh\n"
             f"  {PROG} compare qrels.txt a.txt b.txt c.txt -m nDCG@10 --test tukey --format latex\n"
             f"  {PROG} compare qrels.parquet a.parquet b.parquet -m RR@10 --by locale --format csv"
@@ -85,11 +139,10 @@ def add_compare_parser(subparsers: Any) -> None:
     )
     cp.add_argument("inputs", nargs="*", metavar="FILE", help="QRELS, then two or more RUN files")
     cp.add_argument(
-        "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-        help="measures to compare on (default nDCG@10)",
+        "-b", "--baseline", metavar="RUN",
+        help="compare every run with this one (its path as given, or its name in the table); "
+        "default: every pair",
     )
-    cp.add_argument("-b", "--baseline", metavar="RUN", help="compare every run with this one "
-                    "(its file name); default: every pair")
     cp.add_argument("-t", "--test", choices=TESTS, default="t", help="paired test (default t)")
     cp.add_argument("--correction", choices=CORRECTIONS, default="holm",
                     help="multiple-comparison correction (default holm)")
@@ -103,18 +156,15 @@ def add_compare_parser(subparsers: Any) -> None:
                     help="resamples of the bootstrap test (default 10000)")
     cp.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0)")
     cp.add_argument("--digits", type=int, default=4, help="digits shown in tables (default 4)")
-    cp.add_argument("-f", "--format", choices=COMPARE_FORMATS, default="table",
-                    help="output format (default: table)")
-    cp.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")
+    cp.add_argument("-f", "--format", choices=COMPARE_FORMATS, default=None,
+                    help="output format (default: the extension of -o, else table)")
+    cp.add_argument(
+        "-o", "--output", metavar="PATH",
+        help="write to PATH instead of stdout, in the format its extension names: "
+        + ", ".join(f"{ext} ({fmt})" for ext, fmt in COMPARE_EXTENSIONS.items()),
+    )
     cp.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
     cp.add_argument("--figures", metavar="DIR", help="also write every plot as PNG and SVG")
     cp.add_argument("--progress", action="store_true", help="progress bar while resampling")
-    cp.add_argument("--incomplete", action="store_true",
-                    help="do not score judged queries a run misses as 0 (they are left out)")
-    cp.add_argument("-M", "--depth", type=int, metavar="N", help="keep the top N of each query")
-    cp.add_argument("-l", "--relevance-level", dest="relevance_level", type=int, default=1,
-                    metavar="N", help="minimum grade counted as relevant (default 1)")
-    cp.add_argument("-J", "--judged-only", dest="judged_only", action="store_true",
-                    help="drop unjudged documents from every ranking")
-    cp.add_argument("--ties", choices=TIE_POLICIES, default="trec_eval", help="tie policy")
+    _add_run_options(cp, complete=True)
     cp.set_defaults(func=_cmd_compare, parser=cp)

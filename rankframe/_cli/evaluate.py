@@ -1,8 +1,10 @@
 """The ``rankframe evaluate`` subcommand: runs side by side, as a table or a tidy frame.
 
-``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` evaluates the runs with
-:func:`rankframe.evaluate` and writes an aligned table for people or the tidy frame (csv, tsv,
-json, jsonl, parquet) for pipelines, through :data:`rankframe._cli.writers.WRITERS`.
+``rankframe evaluate QRELS RUN [RUN...] [-m MEASURE...]`` evaluates the runs with
+:func:`rankframe.evaluate` (nDCG@10 without ``-m``, as the library) and writes an aligned table
+for people or the tidy frame (csv, tsv, json, jsonl, parquet) for pipelines, through
+:data:`rankframe._cli.writers.WRITERS`. The format is ``-f``, or the one the extension of
+``-o PATH`` names (:data:`EVALUATE_EXTENSIONS`).
 """
 
 from __future__ import annotations
@@ -14,18 +16,27 @@ from typing import Any
 import polars as pl
 
 from rankframe._cli.common import (
+    DEFAULT_MEASURES,
+    EXTENSIONS,
     PROG,
     UsageError,
-    _add_semantics,
+    _add_run_options,
+    _check_common_queries,
     _files_in_measures_hint,
+    _output_format,
     _positive_int,
     _run_names,
+    _some_run_empty,
     _warnings_to_stderr,
 )
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.options import TIE_POLICIES
+from rankframe._errors import InputError
 from rankframe._measures._names import parse_measures
+
+#: The extensions of ``-o PATH`` that ``evaluate`` writes, and the format each implies.
+EVALUATE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in WRITERS}
 
 
 def _partitions_arg(text: str) -> int | str:
@@ -51,13 +62,14 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
         msg = f"evaluate needs {need}{hint}."
         raise UsageError(msg)
-    if not args.measures:
-        msg = "name at least one measure with -m, e.g. -m nDCG@10 AP R@1000 (see 'rankframe measures')."
+    fmt = _output_format(
+        "evaluate", args.format, args.output, EVALUATE_EXTENSIONS, binary=BINARY_FORMATS
+    )
+    if fmt in BINARY_FORMATS and args.output in (None, "-"):
+        msg = f"--format {fmt} writes a binary file: give its path with -o PATH."
         raise UsageError(msg)
-    if args.format in BINARY_FORMATS and args.output in (None, "-"):
-        msg = f"--format {args.format} writes a binary file: give its path with -o PATH."
-        raise UsageError(msg)
-    parsed = parse_measures(args.measures)
+    wanted = args.measures or list(DEFAULT_MEASURES)
+    parsed = parse_measures(wanted)
     measures = [m for m in parsed if m.DTYPE == pl.Float64]
     textual = ", ".join(repr(m) for m in parsed if m.DTYPE != pl.Float64)
     if textual:
@@ -66,15 +78,22 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError(note)
         print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
     qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
-    with _warnings_to_stderr():
+    names = _run_names(runs)
+    with _warnings_to_stderr() as caught:
         frame = evaluate(
-            qrels, _run_names(runs), args.measures, per_query=args.per_query,
+            qrels, names, wanted, per_query=args.per_query,
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
             partitions=args.partitions, progress=args.progress,
         )
-    _emit(WRITERS[args.format](frame, measures), args.output)
+        if qrels is not None and (caught or _some_run_empty(frame, names)):
+            try:
+                _check_common_queries(qrels, names)
+            except InputError:
+                caught.clear()  # the error says what the warnings would
+                raise
+    _emit(WRITERS[fmt](frame, measures), args.output)
     return 0
 
 
@@ -93,21 +112,23 @@ def add_evaluate_parser(subparsers: Any) -> None:
         "evaluate",
         help="evaluate one or several runs side by side",
         usage=(
-            f"{PROG} evaluate QRELS RUN [RUN ...] -m MEASURE [MEASURE ...]\n"
+            f"{PROG} evaluate QRELS RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
             "         [--per-query] [--format {" + ",".join(WRITERS) + "}] [-o PATH]\n"
-            "         [-c] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
+            "         [-c | --incomplete] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
             "         [--score-dtype {float64,float32}]"
         ),
         description=(
             "Evaluate runs against judgments. The table format puts the runs side by side (one "
             "column per run, named by its file name); csv, tsv, json, jsonl and parquet write "
-            "the tidy frame: run, [query_id,] measure, value."
+            "the tidy frame: run, [query_id,] measure, value. Without -m: nDCG@10. With -o PATH "
+            "the extension picks the format (" + ", ".join(EVALUATE_EXTENSIONS) + ") unless -f "
+            "names it."
         ),
         epilog=(
             "examples:\n"
             f"  {PROG} evaluate qrels.txt bm25.txt splade.txt -m nDCG@10 AP R@1000\n"
             f"  {PROG} evaluate qrels.txt run.txt -m ndcg_cut.10 P_5 --per-query --format csv\n"
-            f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 --format parquet -o out.parquet\n"
+            f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 -o out.parquet\n"
             f"  {PROG} evaluate qrels.txt run.txt -m KendallTauB CIndex AUC Footrule\n"
             f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
             "-m KendallTauB SpearmanRho\n"
@@ -117,27 +138,19 @@ def add_evaluate_parser(subparsers: Any) -> None:
     )
     ev.add_argument("inputs", nargs="*", metavar="FILE", help="QRELS, then one or more RUN files")
     ev.add_argument(
-        "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
-        help="measures in any dialect: nDCG@10, P(rel=2)@5, ndcg_cut.10, map, official, ndcg@10",
-    )
-    ev.add_argument(
         "-q", "--per-query", dest="per_query", action="store_true",
         help="one row per query and measure instead of aggregates",
     )
     ev.add_argument(
-        "-f", "--format", choices=list(WRITERS), default="table",
-        help="output format (default: table)",
-    )
-    ev.add_argument("-o", "--output", metavar="PATH", help="write to PATH instead of stdout")
-    _add_semantics(ev, trec=False)
-    ev.add_argument(
-        "--ties", choices=TIE_POLICIES, default="trec_eval",
-        help="tie policy (default trec_eval: score desc, then doc id desc)",
+        "-f", "--format", choices=list(WRITERS), default=None,
+        help="output format (default: the extension of -o, else table)",
     )
     ev.add_argument(
-        "--score-dtype", choices=("float64", "float32"), default="float64",
-        help="float32 reproduces trec_eval 9 / pytrec_eval ties (default float64)",
+        "-o", "--output", metavar="PATH",
+        help="write to PATH instead of stdout, in the format its extension names: "
+        + ", ".join(f"{ext} ({fmt})" for ext, fmt in EVALUATE_EXTENSIONS.items()),
     )
+    _add_run_options(ev, complete=False)
     ev.add_argument(
         "--target", metavar="COLUMN",
         help="a run column holding the target ranking for the measures that compare two "

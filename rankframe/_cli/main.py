@@ -5,9 +5,9 @@ Five subcommands:
 * ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R FORMAT]
   [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
   :mod:`rankframe._trec_eval.driver`);
-* ``rankframe evaluate QRELS RUN [RUN...] -m MEASURE...`` compares runs side by side, as an
+* ``rankframe evaluate QRELS RUN [RUN...] [-m MEASURE...]`` compares runs side by side, as an
   aligned table for people or as a tidy frame (csv, tsv, json, jsonl, parquet) for pipelines;
-* ``rankframe compare QRELS RUN RUN... -m MEASURE...`` tests the runs against each other (see
+* ``rankframe compare QRELS RUN RUN... [-m MEASURE...]`` tests the runs against each other (see
   :func:`rankframe.compare`);
 * ``rankframe learn DATA --test FILE ...`` trains linear rankers per loss, selects each on
   validation and tests once (see :mod:`rankframe._cli.learn`);
@@ -19,8 +19,11 @@ Each subcommand has its module, with its ``add_<name>_parser`` and ``_cmd_<name>
 :mod:`rankframe._cli.writers`. This module builds the parser and runs the command.
 
 Measure names are parsed by the library's parser and the list of measures comes from the
-registry. Usage errors exit with status 2, input errors print ``rankframe: <message>`` and exit
-with status 1; neither prints a traceback.
+registry. ``evaluate`` and ``compare`` share their options and defaults (nDCG@10 without ``-m``,
+as the library), take the output format from the extension of ``-o PATH`` unless ``-f`` names
+it, and stop with an input error when the qrels and a run have no query in common. Usage errors
+exit with status 2, input errors print ``rankframe: <message>`` and exit with status 1; neither
+prints a traceback.
 """
 
 from __future__ import annotations

@@ -82,7 +82,7 @@ def add_trec_eval_parser(subparsers: Any) -> None:
         "-n", "--nosummary", dest="summary", action="store_false",
         help="do not print the 'all' summary",
     )
-    _add_semantics(te, trec=True)
+    _add_semantics(te)
     te.add_argument(
         "-N", "--Number_docs_in_coll", dest="num_docs", type=int, metavar="N",
         help="number of documents in the collection (utility's fourth coefficient)",

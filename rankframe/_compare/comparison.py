@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from rankframe._compare.bounds import clip_interval, measure_bounds
 from rankframe._compare.pairs import _Bar, _pairs_schema, _test_pairs
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.prepare import MeasureSpec, _named_runs
@@ -62,7 +63,9 @@ class Comparison:
     ----------
     summary
         One row per (breakdown..., measure, run): ``n`` queries, ``mean`` and its
-        ``ci_low``/``ci_high`` (Student-t interval at ``confidence``).
+        ``ci_low``/``ci_high`` (Student-t interval at ``confidence``, clipped to the measure's
+        range when it has one by definition: [0, 1] for RR, AP, P, nDCG..., [-1, 1] for the
+        rank correlations; see :mod:`rankframe._compare.bounds`).
     pairs
         One row per (breakdown..., measure, compared pair): ``baseline``, ``run``, ``n``,
         ``diff`` (mean of run minus baseline) and its interval, the test's ``statistic``,
@@ -252,7 +255,12 @@ def compare(
     The p-values of the pairs of one measure and group are corrected for multiple comparisons
     (``correction``: Holm-Bonferroni, Benjamini-Hochberg, Bonferroni or none). Intervals are
     at ``confidence``: Student-t for means and mean differences (percentile for the bootstrap,
-    simultaneous for Tukey).
+    simultaneous for Tukey). For a measure bounded by definition (RR, AP, P, R, nDCG with its
+    default gains... in [0, 1]; Kendall's and Spearman's correlations in [-1, 1]) the interval of
+    a mean is clipped to that range and the interval of a difference to [-(b - a), b - a]: the
+    mean cannot lie outside, so clipping keeps the coverage and only drops impossible values (a
+    t interval around RR = 0.973 no longer reaches 1.012). Other measures (DCG, counts, gain
+    maps) are not clipped.
 
     Parameters
     ----------
@@ -420,16 +428,24 @@ def compare(
         x = frame.select(run_names).to_numpy().astype(np.float64)
         n = x.shape[0]
         mean, low, high = _stats.mean_ci(x, confidence) if n else (np.full(len(run_names), np.nan),) * 3
+        bounds = measure_bounds(labels["measure"])
+        low, high = clip_interval(low, high, bounds)
         for j, name in enumerate(run_names):
             summary_rows.append({**labels, "run": name, "n": n, "mean": float(mean[j]),
                                  "ci_low": float(low[j]), "ci_high": float(high[j])})
         if n == 0:
             continue
-        pair_rows.extend(_test_pairs(
+        rows = _test_pairs(
             x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
             confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed,
             bar=bar,
-        ))
+        )
+        if bounds is not None:  # a difference of two means in [a, b] lies in [a - b, b - a]
+            width = bounds[1] - bounds[0]
+            for row in rows:
+                row["ci_low"] = min(max(row["ci_low"], -width), width)
+                row["ci_high"] = min(max(row["ci_high"], -width), width)
+        pair_rows.extend(rows)
     summary = pl.DataFrame(summary_rows, schema=_summary_schema(per_query, by))
     pairs = pl.DataFrame(pair_rows, schema=_pairs_schema(per_query, by))
     meta = {

@@ -54,6 +54,11 @@ class Measure:
     #: reads whatever its level, ``0`` (the judged non-relevant documents: bpref) or
     #: :data:`ANY_GRADE` (every judgment, negative grades included: Judged, infAP).
     HIT_FLOOR: ClassVar[int | None] = None
+    #: The range every per-query value lies in by definition (``(0.0, 1.0)`` for precisions,
+    #: recalls, reciprocal ranks, AUCs; ``(-1.0, 1.0)`` for rank correlations), or ``None``
+    #: (DCG, counts, utilities). Read through :meth:`bounds`: comparisons clip the intervals of
+    #: means and differences to it.
+    BOUNDS: ClassVar[tuple[float, float] | None] = None
 
     __slots__ = ("_params",)
 
@@ -135,6 +140,10 @@ class Measure:
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query aggregation expression of this measure (subclasses)."""
         raise NotImplementedError
+
+    def bounds(self) -> tuple[float, float] | None:
+        """The range of this measure's per-query values by definition (:attr:`BOUNDS`), or None."""
+        return self.BOUNDS
 
     def hit_level(self, relevance_level: int) -> int | None:
         """The lowest grade whose retrieved documents the value reads (see :attr:`HITS_ONLY`).

@@ -90,6 +90,7 @@ class AP(Measure):
     """
 
     NAME = "AP"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("rel", "int", None),

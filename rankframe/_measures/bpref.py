@@ -88,6 +88,7 @@ class Bpref(Measure):
     """
 
     NAME = "Bpref"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("rel", "int", None),)
     ALIASES = {"bpref": {}}
 

@@ -58,6 +58,7 @@ class ERR(Measure):
     """
 
     NAME = "ERR"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
     ALIASES = {"err": {}}
 

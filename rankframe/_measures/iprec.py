@@ -96,6 +96,7 @@ class IPrec(Measure):
     """
 
     NAME = "IPrec"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (
         Param("cutoff", "float", None, (math.isfinite, "a finite float")),
         Param("rel", "int", None),
@@ -162,6 +163,7 @@ class IPrecAvg(Measure):
     """
 
     NAME = "IPrecAvg"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (
         Param(
             "recall", "floats", ELEVEN_POINTS,

@@ -223,6 +223,10 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
     SUPPORTS_AVERAGE_TIES = True
     HITS_ONLY = True
 
+    def bounds(self) -> tuple[float, float] | None:
+        """``(0.0, 1.0)`` with the default gains; a gain map may hold negative gains."""
+        return None if self.gains is not None else (0.0, 1.0)
+
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         gain_of = partial(gain_expr, dcg=self.dcg, gains=self.gains)

@@ -54,6 +54,7 @@ class P(Measure):
     """
 
     NAME = "P"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("rel", "int", None),

@@ -146,6 +146,7 @@ class SpearmanRho(Comparison):
     """
 
     NAME = "SpearmanRho"
+    BOUNDS = (-1.0, 1.0)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -240,6 +241,7 @@ class KendallTau(Comparison):
     """
 
     NAME = "KendallTau"
+    BOUNDS = (-1.0, 1.0)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -282,6 +284,7 @@ class KendallTauB(Comparison):
     """
 
     NAME = "KendallTauB"
+    BOUNDS = (-1.0, 1.0)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -330,6 +333,7 @@ class Gamma(Comparison):
     """
 
     NAME = "Gamma"
+    BOUNDS = (-1.0, 1.0)
     PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -372,6 +376,7 @@ class SomersD(Comparison):
     """
 
     NAME = "SomersD"
+    BOUNDS = (-1.0, 1.0)
     PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -417,6 +422,7 @@ class KendallLoss(Comparison):
     """
 
     NAME = "KendallLoss"
+    BOUNDS = (0.0, 1.0)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -460,6 +466,7 @@ class PrefJaccard(Comparison):
     """
 
     NAME = "PrefJaccard"
+    BOUNDS = (0.0, 1.0)
     PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:

@@ -357,6 +357,7 @@ class AUC(Comparison):
     """
 
     NAME = "AUC"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("rel", "int", None), JUDGED_ONLY)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -404,6 +405,7 @@ class CIndex(Comparison):
     """
 
     NAME = "CIndex"
+    BOUNDS = (0.0, 1.0)
     PAIRWISE_TARGET = True
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -445,6 +447,7 @@ class PairAcc(CIndex):
     """
 
     NAME = "PairAcc"
+    BOUNDS = (0.0, 1.0)
 
 
 def _mann_whitney(it: Items, low: float, high: float) -> tuple[pl.Expr, pl.Expr]:

@@ -53,6 +53,7 @@ class HitRate(Measure):
     """
 
     NAME = "HitRate"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"hit_rate": {}}
 
@@ -151,6 +152,7 @@ class F1(Measure):
     """
 
     NAME = "F1"
+    BOUNDS = (0.0, 1.0)
     SUPPORTS_AVERAGE_TIES = True  # order-free, or linear in the hits (expected_hits)
     PARAMS = (_cutoff_param(), Param("rel", "int", None))
     ALIASES = {"f1": {}}

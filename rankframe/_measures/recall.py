@@ -52,6 +52,7 @@ class R(Measure):
     """
 
     NAME = "R"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
     ALIASES = {"recall": {}}
     SUPPORTS_AVERAGE_TIES = True

@@ -53,6 +53,7 @@ class RelP(Measure):
     """
 
     NAME = "RelP"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
 
     def validate(self) -> None:

@@ -59,6 +59,7 @@ class Rprec(Measure):
     """
 
     NAME = "Rprec"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("rel", "int", None), JUDGED_ONLY)
     ALIASES = {"r-precision": {}}
 
@@ -118,6 +119,7 @@ class RprecMult(Measure):
     """
 
     NAME = "RprecMult"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (
         Param("cutoff", "float", None, (math.isfinite, "a finite float")),
         Param("rel", "int", None),

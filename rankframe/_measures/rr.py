@@ -48,6 +48,7 @@ class RR(Measure):
     """
 
     NAME = "RR"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
     ALIASES = {"mrr": {}}
 

@@ -79,6 +79,7 @@ class SetP(Measure):
     """
 
     NAME = "SetP"
+    BOUNDS = (0.0, 1.0)
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL, Param("relative", "bool", False), JUDGED_ONLY)
 
@@ -126,6 +127,7 @@ class SetRelP(Measure):
     """
 
     NAME = "SetRelP"
+    BOUNDS = (0.0, 1.0)
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
 
@@ -169,6 +171,7 @@ class SetR(Measure):
     """
 
     NAME = "SetR"
+    BOUNDS = (0.0, 1.0)
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL,)
 
@@ -216,6 +219,7 @@ class SetAP(Measure):
     """
 
     NAME = "SetAP"
+    BOUNDS = (0.0, 1.0)
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (_REL, JUDGED_ONLY)
 
@@ -270,6 +274,7 @@ class SetF(Measure):
     """
 
     NAME = "SetF"
+    BOUNDS = (0.0, 1.0)
     SUPPORTS_AVERAGE_TIES = True  # does not depend on the order of the ranking
     PARAMS = (
         Param("beta", "float", 1.0, (math.isfinite, "a finite float")),

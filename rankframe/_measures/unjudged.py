@@ -65,6 +65,7 @@ class Judged(Measure):
     """
 
     NAME = "Judged"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
 
     HITS_ONLY = True
@@ -115,6 +116,7 @@ class Unjudged(Measure):
     """
 
     NAME = "Unjudged"
+    BOUNDS = (0.0, 1.0)
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
 
     HITS_ONLY = True
