@@ -40,12 +40,10 @@ from rankframe._measures.set_measures import (
 from rankframe._measures.success import Success
 from rankframe._measures.utility import Utility
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
-SUITE = Path(f"{SHARED}/conformance/trec_eval_test")
-if not SUITE.exists():  # a copy inside the repository, if there is one
-    SUITE = Path(__file__).resolve().parents[1] / "shared" / "conformance" / "trec_eval_test"
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+#: trec_eval's test/ folder at tag v10.0 (tests/data/trec_eval_test/README.md).
+SUITE = TEST_DATA / "trec_eval_test"
 
 #: the trec_eval measures of this group that ``-m all_trec`` prints
 ALL_TREC = [
@@ -85,8 +83,6 @@ CASES = {
     "meas_params": ("out.test.meas_params", "qrels.test", "results.test", {}, MEAS_PARAMS),
 }
 
-needs_suite = pytest.mark.skipif(not SUITE.exists(), reason="trec_eval test suite not found")
-
 
 def _expected(name: str) -> dict[tuple[str, str], str]:
     out = {}
@@ -121,7 +117,6 @@ def _ours(case: str) -> dict[tuple[str, str], str]:
     }
 
 
-@needs_suite
 @pytest.mark.parametrize("case", list(CASES))
 def test_matches_trec_eval_expected_output(case: str) -> None:
     expected = _expected(CASES[case][0])

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import random
 import shutil
 import warnings
@@ -36,21 +35,12 @@ from rankframe._measures.rbp import RBP, RBPResidual
 from rankframe._measures.relstring import RelString
 from rankframe._measures.unjudged import Judged, Unjudged
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
-_CONFORMANCE = [
-    os.environ.get("RANKFRAME_CONFORMANCE", ""),
-    str(Path(__file__).parent / "data"),
-    f"{SHARED}/conformance",
-]
-ROOT = next(
-    (Path(p) for p in _CONFORMANCE if p and (Path(p) / "trec_eval_test" / "out.test").is_file()),
-    None,
-)
-SUITE = ROOT / "trec_eval_test" if ROOT else None
-PEER = ROOT / "peer_tests" / "extracted_cases.json" if ROOT else None
-needs_suite = pytest.mark.skipif(SUITE is None, reason="trec_eval's test/ folder not found")
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+#: trec_eval's test/ folder at tag v10.0 (tests/data/trec_eval_test/README.md).
+SUITE = TEST_DATA / "trec_eval_test"
+#: Values transcribed from the peer libraries' tests (tests/data/peer_tests/README.md).
+PEER = TEST_DATA / "peer_tests" / "extracted_cases.json"
 
 TREC_SPECS = ["relstring", "binG", "G", "ndcg_rel", "Rndcg", "rbp", "rbp_resid", "unj"]
 
@@ -64,7 +54,6 @@ CONFIGS = {
 
 
 def _expected(name: str) -> dict[tuple[str, str], str]:
-    assert SUITE is not None
     out = {}
     for line in (SUITE / name).read_text().splitlines():
         label, qid, value = (part.strip() for part in line.split("\t"))
@@ -72,10 +61,8 @@ def _expected(name: str) -> dict[tuple[str, str], str]:
     return out
 
 
-@needs_suite
 @pytest.mark.parametrize("expected_file", list(CONFIGS))
 def test_trec_eval_conformance(expected_file):
-    assert SUITE is not None
     qrels_name, run_name, options, relstring = CONFIGS[expected_file]
     want = _expected(expected_file)
     specs = [relstring if s == "relstring" else s for s in TREC_SPECS]
@@ -541,8 +528,6 @@ def test_empty_ranking_scores_zero():
 
 # --------------------------------------------------------------------------- peer libraries
 def _peer_case(case_id: str) -> dict:
-    if PEER is None or not PEER.is_file():
-        pytest.skip("peer_tests/extracted_cases.json not found")
     cases = {c["id"]: c for c in json.loads(PEER.read_text())["cases"]}
     return cases[case_id]
 

@@ -16,8 +16,8 @@ import rankframe as rf
 from rankframe._measures import REGISTRY, Measure
 from rankframe._measures._names import NICKNAMES, parse_trec
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
 
 M = REGISTRY  # M["nDCG"](cutoff=10) reads like the name it stands for
 
@@ -147,7 +147,7 @@ def test_trec_eval_labels() -> None:
     assert parse_trec("map") == [("map", M["AP"]())]
 
 
-MEAS_PARAMS_OUT = Path(f"{SHARED}/conformance/trec_eval_test/out.test.meas_params")
+MEAS_PARAMS_OUT = TEST_DATA / "trec_eval_test" / "out.test.meas_params"
 #: The -m arguments of trec_eval's meas_params test (Makefile), one spec each.
 MEAS_PARAMS_SPECS = [
     "iprec_at_recall..10,.20,.25,.75,.50",
@@ -162,7 +162,6 @@ MEAS_PARAMS_SPECS = [
 ]
 
 
-@pytest.mark.skipif(not MEAS_PARAMS_OUT.exists(), reason="trec_eval's test outputs are not available")
 def test_labels_of_trec_eval_meas_params_test() -> None:
     # trec_eval 10's out.test.meas_params: the labels it prints for these parameter strings
     printed = {line.split()[0] for line in MEAS_PARAMS_OUT.read_text().splitlines() if line.strip()}

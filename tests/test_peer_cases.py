@@ -1,8 +1,8 @@
 """Literal expected values from the test suites of pytrec_eval, ir_measures, ranx and trectools.
 
-The values live in ``/work/shared/conformance/peer_tests/extracted_cases.json`` (25 cases, each
-with its source repository, commit, file and test; see the README next to it). Each expected
-value becomes up to two tests:
+The values live in ``tests/data/peer_tests/extracted_cases.json`` (25 cases, each with its
+source repository, commit, file and test; origin and licences in the README next to it). Each
+expected value becomes up to two tests:
 
 * ``name``: the peer library's own measure name, parsed by rankframe (``SetF(rel=1,beta=0.5)``,
   ``precision@5``, ``ndcg_cut_3``...), or the rankframe name listed in ``NAMES`` where the peer
@@ -28,13 +28,10 @@ import pytest
 import rankframe as rf
 from rankframe._measures._names import parse_trec
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
-CONFORMANCE = Path(f"{SHARED}/conformance")
-CASES_FILE = CONFORMANCE / "peer_tests" / "extracted_cases.json"
-
-pytestmark = pytest.mark.skipif(not CASES_FILE.exists(), reason=f"{CASES_FILE} is not available")
+#: The test data that travels with the tests (origin and licence: tests/data/README.md); the
+#: file paths in the cases are relative to it.
+TEST_DATA = Path(__file__).resolve().parent / "data"
+CASES_FILE = TEST_DATA / "peer_tests" / "extracted_cases.json"
 
 #: Peer names that describe a measure rather than name it -> the rankframe name.
 NAMES: dict[str, str] = {
@@ -77,15 +74,13 @@ AGGREGATE_QUERIES = {"all", "all(sum)", "mean"}
 
 # ----------------------------------------------------------------------------- inputs
 def load_cases() -> list[dict[str, Any]]:
-    if not CASES_FILE.exists():
-        return []
     return json.loads(CASES_FILE.read_text())["cases"]
 
 
 def qrels_source(case: dict[str, Any]) -> Any:
     qrels = case["qrels"]
     if isinstance(qrels, str):
-        return str(CONFORMANCE / qrels)
+        return str(TEST_DATA / qrels)
     rows = [(q, d, r) for q, docs in qrels.items() for d, r in docs.items()]
     return pl.DataFrame(
         rows, schema={"query_id": pl.String, "doc_id": pl.String, "relevance": pl.Int64}, orient="row"
@@ -95,7 +90,7 @@ def qrels_source(case: dict[str, Any]) -> Any:
 def run_source(case: dict[str, Any], run: str) -> Any:
     ranking = case["runs"][run]
     if isinstance(ranking, str):
-        return str(CONFORMANCE / ranking)
+        return str(TEST_DATA / ranking)
     rows = [(q, d, s) for q, docs in ranking.items() for d, s in docs.items()]
     return pl.DataFrame(
         rows, schema={"query_id": pl.String, "doc_id": pl.String, "score": pl.Float64}, orient="row"
@@ -220,6 +215,14 @@ def test_the_file_has_25_cases_with_values() -> None:
     cases = load_cases()
     assert len(cases) == 25
     assert sum(len(c["expected"]) for c in cases) > 150
+
+
+def test_every_file_a_case_names_is_in_tests_data() -> None:
+    # also those of cases with no value rankframe checks (Compat, the Robust 2003 pair)
+    paths = [c["qrels"] for c in load_cases() if isinstance(c["qrels"], str)]
+    paths += [r for c in load_cases() for r in (c.get("runs") or {}).values() if isinstance(r, str)]
+    assert len(paths) == 8
+    assert [p for p in paths if not (TEST_DATA / p).is_file()] == []
 
 
 def test_qrels_topic_without_judgments_is_not_reported() -> None:

@@ -16,12 +16,10 @@ from rankframe._io.prefs import read_prefs, read_qrels_prefs
 from rankframe._io.trec_text import read_trec_run
 from rankframe._trec_eval.prefs import PREFS_COUNTS, PREFS_LABELS, prefs_per_query, prefs_summary
 
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-SUITE = SHARED / "conformance" / "trec_eval_test"
-
-pytestmark = pytest.mark.skipif(
-    not (SUITE / "out.test.prefs").is_file(), reason="trec_eval's test folder not found"
-)
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+#: trec_eval's test/ folder at tag v10.0 (tests/data/trec_eval_test/README.md).
+SUITE = TEST_DATA / "trec_eval_test"
 
 
 def _value(label: str, value: float) -> str:

@@ -1,4 +1,4 @@
-"""Real TREC runs against published numbers (``/work/shared/conformance/trec_runs/README.md``).
+"""Real TREC runs against published numbers (``tests/data/trec_runs/README.md``).
 
 * TREC DL 2019 / 2020 passage: Anserini's regression tables (BM25, BM25+RM3: nDCG@10 with
   ``-c``, R@100 with ``-c -l 2``) and the other columns of the README's table (SPLADE++ ED,
@@ -21,15 +21,16 @@ import pytest
 import rankframe as rf
 from rankframe._measures._names import parse_trec
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
-RUNS = Path(f"{SHARED}/conformance/trec_runs")
+#: The repository's sample data (README, docs): DL 2019 qrels and two of its runs.
+DATA = Path(__file__).resolve().parents[1] / "data"
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+RUNS = TEST_DATA / "trec_runs"
 DL = RUNS / "dl19_dl20_passage"
 ROBUST = RUNS / "robust03_uic0301"
+#: The Robust 2003 pair, gzipped (rankframe's readers decompress it).
+ROBUST_QRELS, ROBUST_RUN = ROBUST / "robust03_cs_qrels.txt.gz", ROBUST / "input.uic0301.gz"
 HALF_UNIT = 5e-5 + 1e-12  # published with 4 decimals
-
-pytestmark = pytest.mark.skipif(not RUNS.exists(), reason=f"{RUNS} is not available")
 
 
 def evaluate(qrels: Path | str, run: Path | str, specs: list[str], **options: object) -> pl.DataFrame:
@@ -67,8 +68,17 @@ ANSERINI = {
 }
 
 
+#: Files of the DL set that the repository's data/ already holds (the same bytes).
+IN_DATA = {
+    "qrels.dl19-passage.txt": DATA / "qrels.dl19-passage.txt",
+    "run.rank_llm.BM25.dl19.txt": DATA / "run.dl19.bm25.txt",
+    "run.rank_llm.SPLADE_P_P_ENSEMBLE_DISTIL.dl19.txt": DATA / "run.dl19.splade.txt",
+}
+
+
 def dl_files(method: str, year: str) -> tuple[Path, Path]:
-    return DL / f"qrels.{year}-passage.txt", DL / f"run.rank_llm.{method}.{year}.txt"
+    qrels, run = f"qrels.{year}-passage.txt", f"run.rank_llm.{method}.{year}.txt"
+    return IN_DATA.get(qrels, DL / qrels), IN_DATA.get(run, DL / run)
 
 
 @pytest.mark.parametrize("score_dtype", ["float64", "float32"])
@@ -156,7 +166,7 @@ ROBUST_SPECS = ["map", "recip_rank", "P.30,500,1000", "recall"]
 
 @pytest.fixture(scope="module")
 def robust() -> dict[str, pl.DataFrame]:
-    qrels, run = ROBUST / "robust03_cs_qrels.txt", ROBUST / "input.uic0301"
+    qrels, run = ROBUST_QRELS, ROBUST_RUN
     return {
         "summary": evaluate(qrels, run, ROBUST_SPECS),
         "per_query": evaluate(qrels, run, ROBUST_SPECS, per_query=True),
@@ -189,13 +199,13 @@ def test_robust03_counts(robust: dict[str, pl.DataFrame]) -> None:
 def test_robust03_depth_30_equals_the_top30_file() -> None:
     # trectools' consistency test: on the 10 topics of the top-30 file, the full run cut at
     # depth 30 (-M 30) equals the top-30 file at depth 1000; at depth 500 P and recall differ
-    qrels = ROBUST / "robust03_cs_qrels.txt"
+    qrels = ROBUST_QRELS
     specs = ["P.5,10,30,500", "recall.5,10,30,500", "map", "recip_rank"]
     top30 = evaluate(qrels, ROBUST / "input.uic0301_top30", specs, per_query=True)
     topics = top30["query_id"].unique().to_list()
     assert len(topics) == 10
-    cut30 = evaluate(qrels, ROBUST / "input.uic0301", specs, per_query=True, depth=30)
-    full = evaluate(qrels, ROBUST / "input.uic0301", specs, per_query=True)
+    cut30 = evaluate(qrels, ROBUST_RUN, specs, per_query=True, depth=30)
+    full = evaluate(qrels, ROBUST_RUN, specs, per_query=True)
     key = ["query_id", "measure"]
     cut30 = cut30.filter(pl.col("query_id").is_in(topics)).sort(key)
     full = full.filter(pl.col("query_id").is_in(topics)).sort(key)

@@ -1,14 +1,12 @@
 """trec_eval 10.0's own conformance suite: ``rankframe trec_eval`` must print the same bytes.
 
-The command lines are those of trec_eval's ``make quicktest`` (test/ folder of trec_eval at tag
-v10.0), run in-process through ``main(argv)``; the inputs and expected outputs are trec_eval's
-files, unchanged. Preference lines (``-R prefs``, ``qrels_prefs``) are not supported yet and not
-listed.
+The 15 command lines are those of trec_eval's ``make quicktest`` (test/ folder of trec_eval at
+tag v10.0), run in-process through ``main(argv)``; the inputs and expected outputs are trec_eval's
+files, unchanged, in ``tests/data/trec_eval_test/`` (origin and licence in its README).
 """
 
 from __future__ import annotations
 
-import os
 import shlex
 import subprocess
 import sys
@@ -18,20 +16,10 @@ import pytest
 
 from rankframe._cli.main import main
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
-_CANDIDATES = [
-    os.environ.get("RANKFRAME_TREC_EVAL_TEST", ""),
-    str(Path(__file__).parent / "data" / "trec_eval_test"),
-    f"{SHARED}/conformance/trec_eval_test",
-]
-SUITE = next((Path(p) for p in _CANDIDATES if p and (Path(p) / "out.test").is_file()), None)
-
-pytestmark = pytest.mark.skipif(
-    SUITE is None,
-    reason="trec_eval's test/ folder not found (set RANKFRAME_TREC_EVAL_TEST to its path)",
-)
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+#: trec_eval's test/ folder at tag v10.0 (tests/data/trec_eval_test/README.md).
+SUITE = TEST_DATA / "trec_eval_test"
 
 #: expected file -> the trec_eval command line that produces it (Makefile target quicktest)
 COMMANDS = {
@@ -63,7 +51,6 @@ COMMANDS = {
 
 
 def _argv(command: str) -> list[str]:
-    assert SUITE is not None
     return [
         str(SUITE / word.removeprefix("test/")) if word.startswith("test/") else word
         for word in shlex.split(command)
@@ -72,7 +59,6 @@ def _argv(command: str) -> list[str]:
 
 @pytest.mark.parametrize("expected", list(COMMANDS))
 def test_quicktest_output_is_byte_identical(expected, capsys):
-    assert SUITE is not None
     want = (SUITE / expected.split(" ")[0]).read_text()
     code = main(["trec_eval", *_argv(COMMANDS[expected])])
     out, err = capsys.readouterr()
@@ -82,7 +68,6 @@ def test_quicktest_output_is_byte_identical(expected, capsys):
 
 
 def test_python_m_rankframe_trec_eval():
-    assert SUITE is not None
     proc = subprocess.run(
         [sys.executable, "-m", "rankframe", "trec_eval", *_argv(COMMANDS["out.test"])],
         capture_output=True,
@@ -98,7 +83,6 @@ def _rows(text: str) -> dict[tuple[str, str], str]:
 
 def test_zscores_of_mean_0_stddev_1_are_the_raw_values(tmp_path, capsys):
     """-Z with mean 0 and stddev 1 everywhere prints each raw value (as %6.4f), labelled Z..."""
-    assert SUITE is not None
     raw = _rows((SUITE / "out.test.aq").read_text())
     zs = tmp_path / "zscores"
     zs.write_text("".join(f"{q} {m} 0 1\n" for (m, q) in raw if q != "all"))
@@ -117,7 +101,6 @@ def test_zscores_of_mean_0_stddev_1_are_the_raw_values(tmp_path, capsys):
 
 def test_one_judgment_group_gives_the_plain_measures(tmp_path, capsys):
     """qrels_jg with a single group: map_avgjg, P_avgjg, Rprec_mult_avgjg equal map, P, Rprec_mult."""
-    assert SUITE is not None
     raw = _rows((SUITE / "out.test.aq").read_text())
     jg = tmp_path / "qrels_jg"
     jg.write_text((SUITE / "qrels.test").read_text())  # the iteration column "0" is the group
