@@ -428,7 +428,7 @@ def _long(wide: DataFrame, ids: list[str], slots: list[str], names: list[str], F
         wide.unpivot(ids, slots, "_slot", "value")
         .withColumn("measure", name[F.col("_slot")])
         .withColumn("_o", order[F.col("_slot")])
-        .orderBy(*ids, "_o")
+        .orderBy(*[F.col(c).asc_nulls_last() for c in ids], "_o")  # as evaluate sorts
         .select(*ids, "measure", "value")
     )
 

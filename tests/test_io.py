@@ -7,7 +7,6 @@ a BM25 run); every other source is the same data converted in ``tmp_path``.
 from __future__ import annotations
 
 import gzip
-import os
 import warnings
 from pathlib import Path
 
@@ -19,20 +18,14 @@ from polars.testing import assert_frame_equal
 import rankframe as rf
 from rankframe._io.trec_text import read_trec_qrels, read_trec_run
 
-#: ../shared beside the repository (trec_eval's suite, peer fixtures, real runs).
-SHARED = Path(__file__).resolve().parents[2] / "shared"
-
 DATA = Path(__file__).resolve().parent.parent / "data"
 QRELS, RUN = DATA / "qrels.dl19-passage.txt", DATA / "run.dl19.bm25.txt"
 MEASURES = ["AP", "nDCG@10", "P@10", "RR", "R@100", "Rprec"]
 
-_SUITES = [
-    os.environ.get("RANKFRAME_TREC_EVAL_TEST", ""),
-    str(Path(__file__).parent / "data" / "trec_eval_test"),
-    f"{SHARED}/conformance/trec_eval_test",
-]
-SUITE = next((Path(p) for p in _SUITES if p and (Path(p) / "out.comment.test").is_file()), None)
-needs_suite = pytest.mark.skipif(SUITE is None, reason="trec_eval's test/ folder not found")
+#: The test data that travels with the tests (origin and licence: tests/data/README.md).
+TEST_DATA = Path(__file__).resolve().parent / "data"
+#: trec_eval's test/ folder at tag v10.0 (tests/data/trec_eval_test/README.md).
+SUITE = TEST_DATA / "trec_eval_test"
 
 
 def _values(result: pl.DataFrame) -> dict[str, float]:
@@ -297,7 +290,6 @@ def test_integral_decimal_grades_are_read_as_integers(tmp_path):
     assert read_trec_qrels(path).collect()["relevance"].to_list() == [1, -1, 2]
 
 
-@needs_suite
 def test_comment_files_match_trec_eval_official_measures():
     """trec_eval's own test: MS MARCO v2.1 ids contain '#', which is not a comment there."""
     expected = {}
@@ -326,7 +318,6 @@ def test_comment_files_match_trec_eval_official_measures():
     assert any("270 run queries have no judgments" in str(w.message) for w in caught)
 
 
-@needs_suite
 def test_qrels_with_comment_lines_give_the_same_numbers():
     plain = rf.evaluate(SUITE / "qrels.test", SUITE / "results.test", ["official"])
     commented = rf.evaluate(SUITE / "qrels.test.with-comments", SUITE / "results.test", ["official"])
@@ -389,15 +380,18 @@ def test_warning_counts_per_breakdown_group():
             "date": ["d1", "d1", "d2", "d2"],
         }
     )
-    # d1 lacks q3, d2 lacks q2 and q3: 2 distinct queries, 3 (group, query) pairs; q4 is unjudged.
+    # q3 is judged but no date group holds it (d1 holds q1 and q2, d2 holds q1; q4 is unjudged):
+    # one query missing, not every query once per other date (a group's queries are its own)
     for complete, fate in ((False, "skipped"), (True, "scored 0")):
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             rf.evaluate(qrels, run, ["AP"], by=["date"], complete=complete)
+        own = "in a group of their own, with a null date"
         assert _messages(caught) == [
-            f"2 judged queries are missing from some (date) groups: 3 (group, query) pairs ({fate}"
-            + ("; pass complete=True (trec_eval -c) to score them 0" if not complete else " (complete=True)")
-            + "), e.g. query 'q3' in date 'd1'.",
+            f"1 judged query is in no (date) group of the run ({fate}"
+            + (f"; pass complete=True (trec_eval -c) to score them 0 {own}" if not complete
+               else f" {own} (complete=True)")
+            + "), e.g. query 'q3'.",
             "1 run query has no judgments and is ignored.",
         ]
 

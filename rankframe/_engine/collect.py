@@ -22,28 +22,27 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.plan import keeps_every_row, per_query_plan
 from rankframe._engine.prepare import _cast_grades, _qrels_keys
+from rankframe._engine.rank import missing_pairs
 from rankframe._errors import warn
 from rankframe._measures import MIN_GEO_MEAN, Measure
 
 
 def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tuple[pl.DataFrame, int]:
-    """Judged (group, query) pairs missing from the run, and the number of unjudged run queries."""
+    """Judged (group, query) pairs missing from the run, and the number of unjudged run queries.
+
+    The pairs follow the breakdown rule of :func:`missing_pairs`: with breakdown columns of the
+    run alone, a judged query is missing only when no group of its run holds it.
+    """
     keys = prep.keys
     run_only = wide.filter(~pl.col(HAS_QRELS)).select(Q).n_unique()
     if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
-        # The full join kept the judged queries that no run row matched.
+        # The full join (or complete=True) kept the judged queries that no run row matched.
         missing = wide.filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
         return missing, run_only
-    # Judgments are replicated only into the groups that hold the query: compare with the qrels.
-    judged = prep.qrels.select(*qrels_keys, Q).unique().collect()
-    groups = wide.select(*keys).unique()
-    if qrels_keys:
-        expected = groups.join(judged, on=qrels_keys, how="inner", nulls_equal=True)
-    else:
-        expected = groups.join(judged, how="cross")
+    judged = prep.qrels.select(*qrels_keys, Q).unique()
     present = wide.filter(pl.col(HAS_RUN)).select(*keys, Q)
-    missing = expected.join(present, on=[*keys, Q], how="anti", nulls_equal=True)
-    return missing.select(*keys, Q), run_only
+    missing = missing_pairs(wide.select(*keys).unique(), judged, present, keys, qrels_keys)
+    return missing.select(*keys, Q).collect(), run_only
 
 
 def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
@@ -105,23 +104,33 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
     missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
     if missing.height:
         n = missing.select(Q).n_unique()
-        fate = "scored 0 (complete=True)" if prep.opts.complete else (
-            "skipped; pass complete=True (trec_eval -c) to score them 0"
-        )
-        first = missing.sort([*prep.keys, Q], nulls_last=True).row(0, named=True)
+        keys = prep.keys
+        own = [k for k in keys if k != "run" and k not in _qrels_keys(prep)]
+        first = missing.sort([*keys, Q], nulls_last=True).row(0, named=True)
+        shown = [k for k in keys if k not in own]
         example = f"query {first[Q]!r}" + (
-            " in " + ", ".join(f"{k} {first[k]!r}" for k in prep.keys) if prep.keys else ""
+            " in " + ", ".join(f"{k} {first[k]!r}" for k in shown) if shown else ""
         )
-        scope = "the run" if not prep.keys else (
-            f"some ({', '.join(prep.keys)}) groups: {missing.height} (group, query) pairs"
+        if own:  # breakdowns of the run alone: the query is in none of its run's groups
+            groups = f"({', '.join(own)})"
+            scope = f"in no {groups} group of the run" + (" (of some runs)" if "run" in keys else "")
+            zero = f"in a group of their own, with a null {', '.join(own)}"
+        elif keys:
+            scope = f"missing from some ({', '.join(keys)}) groups: {missing.height} (group, query) pairs"
+            zero = ""
+        else:
+            scope, zero = "missing from the run", ""
+        are = "is" if n == 1 else "are"
+        fate = f"scored 0 {zero} (complete=True)" if prep.opts.complete else (
+            f"skipped; pass complete=True (trec_eval -c) to score them 0 {zero}"
         )
         none_match = "" if raw.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height else (
             " No judged query has results: check that the query ids of the qrels and the "
             "run match (e.g. '001' vs 1, or a prefix)."
         )
         warn(
-            f"{n} judged quer{'y is' if n == 1 else 'ies are'} missing from {scope} "
-            f"({fate}), e.g. {example}.{none_match}"
+            f"{n} judged quer{'y' if n == 1 else 'ies'} {are} {scope} "
+            f"({' '.join(fate.split())}), e.g. {example}.{none_match}"
         )
     if run_only:
         warn(

@@ -63,7 +63,11 @@ def evaluate(
         Return one row per (run, breakdowns..., query, measure) instead of aggregates.
     by
         Breakdown columns of the run (e.g. ``["date", "locale"]``): evaluated and aggregated
-        separately.
+        separately. With the columns in the run only, a group's queries are the judged queries
+        it holds (``complete`` scores a judged query no group holds 0 once, in a group of its
+        own with null breakdown values); with the columns in the qrels too, each group's
+        judgments and queries come from them (``complete`` scores a group's judged queries
+        missing from its run 0).
     complete
         Score queries of the qrels that are missing from the run as 0 (trec_eval ``-c``).
     depth

@@ -19,7 +19,7 @@ from rankframe._engine.options import (
     Q,
     S,
 )
-from rankframe._engine.rank import doc_hash, rank_expr
+from rankframe._engine.rank import doc_hash, missing_pairs, rank_expr
 from rankframe._measures import Ctx, Measure
 from rankframe._measures._params import GRADE_POSITION
 
@@ -140,10 +140,7 @@ def hits_plan(
         unretrieved = per_query
     elif opts.complete:
         every = ranked.select(keys).unique() if groups is None else groups
-        unretrieved = every.join(
-            per_query, on=qrels_keys or None, how="inner" if qrels_keys else "cross",
-            nulls_equal=True,
-        )
+        unretrieved = missing_pairs(every, per_query, retrieved, keys, qrels_keys)
     if unretrieved is not None:
         alone = unretrieved.join(retrieved, on=group, how="anti", nulls_equal=True)
         frame = pl.concat([frame, alone], how="diagonal_relaxed")

@@ -12,6 +12,47 @@ from rankframe._engine.options import BAD_QRELS, BAD_RUN, RANK, REL, TARGET, D, 
 from rankframe._errors import MeasureError
 
 
+def missing_pairs(
+    groups: pl.LazyFrame | pl.DataFrame,
+    judged: pl.LazyFrame | pl.DataFrame,
+    held: pl.LazyFrame | pl.DataFrame,
+    keys: list[str],
+    qrels_keys: list[str],
+) -> pl.LazyFrame:
+    """The (group, judged query) pairs that ``complete=True`` adds: judged, held by no group.
+
+    The breakdown rule (DESIGN.md §2), one for every plan, partitions and Spark:
+
+    - keys the qrels carry too (``qrels_keys``) and the ``run`` name: every group is owed each
+      of its judged queries; one missing from the group's run is a pair here (scored 0);
+    - breakdown columns of the run alone (``by=["locale"]`` with the locale in the run only): a
+      group's queries are those it holds. A judged query that no group of a run holds is a pair
+      here once, in a group of its own whose breakdown values are null; never in every group.
+
+    Parameters
+    ----------
+    groups
+        Every ``keys`` group of the evaluation.
+    judged
+        ``qrels_keys..., query_id`` of the judgments, and any other columns (kept).
+    held
+        ``keys..., query_id`` of the (group, query) pairs the run holds.
+    """
+    groups, judged, held = groups.lazy(), judged.lazy(), held.lazy()
+    own = [k for k in keys if k != "run" and k not in qrels_keys]  # breakdowns of the run alone
+    fixed = [k for k in keys if k not in own]
+    pairs = judged  # with no run name and no qrels keys, each judged query is owed once
+    if fixed:
+        pairs = groups.select(fixed).unique().join(
+            judged, on=qrels_keys or None, how="inner" if qrels_keys else "cross", nulls_equal=True
+        )
+    missing = pairs.join(held.select(*fixed, Q).unique(), on=[*fixed, Q], how="anti", nulls_equal=True)
+    if own:
+        dtypes = groups.collect_schema()
+        missing = missing.with_columns(pl.lit(None, dtype=dtypes[k]).alias(k) for k in own)
+    return missing
+
+
 def doc_hash(doc: pl.Expr) -> pl.Expr:
     """64-bit hashes of doc ids, for the in-plan duplicate screen (a collision only costs a rescan)."""
     return doc.hash(seed=0x5EED)
@@ -93,11 +134,9 @@ def ranked_join(
     # Replicate the judgments for every (run, breakdown) group that holds the query.
     combos = ranked.select(*keys, Q).unique()
     if opts.complete:
-        every = (ranked.select(*keys).unique() if groups is None else groups).join(
-            qrels.select(*qrels_keys, Q).unique(), on=qrels_keys or None,
-            how="inner" if qrels_keys else "cross", nulls_equal=True,
-        )
-        combos = pl.concat([combos, every.select(*keys, Q)]).unique()
+        every = ranked.select(*keys).unique() if groups is None else groups
+        missing = missing_pairs(every, qrels.select(*qrels_keys, Q).unique(), combos, keys, qrels_keys)
+        combos = pl.concat([combos, missing.select(*keys, Q)]).unique()
     qrels_x = qrels.join(combos, on=[*qrels_keys, Q], how="inner", nulls_equal=True)
     return ranked.join(qrels_x, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True)
 
