@@ -26,7 +26,7 @@ from rankframe._engine.checks import _validate
 from rankframe._engine.options import RANK, D, Q, S
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import prepare
-from rankframe._engine.rank import ranked_join, rank_expr
+from rankframe._engine.rank import rank_expr, ranked_join
 
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 

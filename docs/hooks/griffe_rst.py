@@ -3,8 +3,7 @@
 mkdocstrings renders docstrings as Markdown, where the reStructuredText roles and ``.. math::``
 directives of rankframe's numpydoc docstrings would show as typed. This extension converts them
 (:func:`rst_markdown.rst_to_markdown`) when griffe loads an object, before the numpydoc sections
-are parsed, and names the literature where a docstring cites an internal design document
-(:func:`rankframe._measures._catalogue.public_text`). The source files are not changed.
+are parsed. The source files are not changed.
 
 Configured in ``mkdocs.yml`` under the python handler's ``extensions``.
 """
@@ -25,8 +24,6 @@ for path in (ROOT, HOOKS):
 
 from rst_markdown import rst_to_markdown  # noqa: E402
 
-from rankframe._measures._catalogue import public_text  # noqa: E402
-
 
 class RstToMarkdown(griffe.Extension):
     """Convert the reStructuredText markup of every rankframe docstring to Markdown."""
@@ -35,4 +32,4 @@ class RstToMarkdown(griffe.Extension):
         """Rewrite the docstring of ``obj`` as soon as griffe has created it."""
         docstring = obj.docstring
         if docstring is not None and obj.path.split(".", 1)[0] == "rankframe":
-            docstring.value = rst_to_markdown(public_text(docstring.value))
+            docstring.value = rst_to_markdown(docstring.value)

@@ -8,9 +8,7 @@ the formula, references, examples). A new family appears in :func:`entries` (and
 documentation site's catalogue) by being registered, nothing else; ``rankframe measures`` can
 list the same entries.
 
-Docstring text is returned as written (reStructuredText roles such as ``:math:`` kept), except
-that references to internal design documents are replaced by the literature they stand for
-(:func:`public_text`).
+Docstring text is returned as written (reStructuredText roles such as ``:math:`` kept).
 
 Examples
 --------
@@ -32,70 +30,11 @@ from typing import Any
 from rankframe._measures import TREC_NAMES, Measure, families, load_all
 from rankframe._measures._names import NICKNAMES
 
-__all__ = ["Alias", "Entry", "ParamInfo", "TrecName", "entries", "entry", "public_text"]
+__all__ = ["Alias", "Entry", "ParamInfo", "TrecName", "entries", "entry"]
 
 _SECTION = re.compile(r"^(?P<title>[A-Z][A-Za-z ]+)\n-{3,}$", re.MULTILINE)
 _SENTENCE = re.compile(r"(?<!e\.g\.)(?<!i\.e\.)(?<! al\.)(?<! cf\.)(?<=\.)\s+(?=\S)")
 _DEFINED = re.compile(r"\b(?:un)?defined\b|\bscored? 0\b|\bscores 0\b|(?:^|; )0 when\b", re.IGNORECASE)
-
-# Internal design documents ("seeds") that some docstrings cite, and the literature they are.
-_FH = "Fürnkranz & Hüllermeier"
-_FH_REF = "Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions (tutorial slides)"
-_SSBD = "Shalev-Shwartz & Ben-David (2014)"
-_PUBLIC: tuple[tuple[re.Pattern[str], str], ...] = tuple(
-    (re.compile(pattern), replacement)
-    for pattern, replacement in (
-        # a citation after another reference starts a line of its own
-        (r"(?<=\.)[ ]+(?=Seed 00\d)", "\n"),
-        # a reference that already names the book, followed by the seed it came from
-        (r"\s*\(seed 00[01]_[0-9a-f]+\)", ""),
-        (r"[Ss]eed 004(?:_[0-9a-f]+)?\s+\((slides?)\s+(\"[^\"]*\")\)", _FH_REF + r", \1 \2"),
-        (r"Seed 004(?:_[0-9a-f]+)?\b", _FH_REF),
-        (r"\(tutorial slides, seed 004(?:_[0-9a-f]+)?\)", "(tutorial slides)"),
-        (r"\bseed 004(?:_[0-9a-f]+)?('s)?", _FH + r"\1"),
-        (r"\b[Ss]eed 00[01](?:_[0-9a-f]+)?('s)?", _SSBD + r"\1"),
-        # seeds without a published source: the sentence stands without them
-        (r"\s*\(seeds 00\d-00\d\)", ""),
-        (r"\bseed references\b", "references"),
-        (r"\s*\([Ss]eed 00[23](?:_[0-9a-f]+)?(?:, [^)]*)?\)", ""),
-        (r"[;,]\s*[Ss]eed 00[23](?:_[0-9a-f]+)?(?=[);,])", ""),
-        (r"\s*\(the ([^()]*) of seed 00[23]\)", ""),
-        (r"Seed 00[23](?:_[0-9a-f]+)?(?:, §[\d.]+ \"[^\"]*\")?\.?", ""),
-        (r"[Ss]eed 00[23](?:_[0-9a-f]+)?(?:'s)?\s*", ""),
-    )
-)
-
-
-def public_text(text: str) -> str:
-    """Replace references to internal design documents by the literature they stand for.
-
-    Parameters
-    ----------
-    text
-        Docstring text.
-
-    Returns
-    -------
-    str
-        ``text`` with "seed NNN" references named after their published source (Fürnkranz &
-        Hüllermeier's preference-learning tutorial slides, Shalev-Shwartz & Ben-David's
-        *Understanding Machine Learning*), or dropped where there is none.
-
-    Examples
-    --------
-    >>> print(public_text('Spearman (1904). Seed 004 (slide "Footrule").'))
-    Spearman (1904).
-    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions (tutorial slides), slide "Footrule".
-    >>> public_text("Position error (seed 004).")
-    'Position error (Fürnkranz & Hüllermeier).'
-    """
-    cited = set(re.findall(r"[Ss]eed (00[014])", text))
-    if len(cited) == 1:  # "the seed" is the one document the text cites
-        name = _FH if cited == {"004"} else _SSBD
-        text = re.sub(r"\b[Tt]he\s+seed\b", name, text)
-    for pattern, replacement in _PUBLIC:
-        text = pattern.sub(replacement, text)
-    return text
 
 
 @dataclass(frozen=True)
@@ -352,7 +291,7 @@ def entry(cls: type[Measure], trec: tuple[TrecName, ...] = ()) -> Entry:
     Entry
         The family's names, parameters, aggregation, undefined case and docstring sections.
     """
-    doc = public_text(inspect.getdoc(cls) or "")
+    doc = inspect.getdoc(cls) or ""
     summary, description, sections = _split_doc(doc)
     documented = _param_docs(sections.get("Parameters", ""))
     params = tuple(

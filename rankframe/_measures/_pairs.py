@@ -1,8 +1,8 @@
 r"""Items, target and predicted values, and the pair counts behind the rank comparisons.
 
-The measures that compare the predicted ranking with a *target ranking* (seed 004's rank
-distances, correlations, AUC, C-index, gamma...) see each query as a set of items with two
-values, both "higher is better":
+The measures that compare the predicted ranking with a *target ranking* (the rank distances,
+correlations, AUC, C-index, gamma... of Fürnkranz & Hüllermeier's preference-learning tutorial)
+see each query as a set of items with two values, both "higher is better":
 
 - the **target** ``t``: the relevance grade (negative and missing grades count as 0, so
   unjudged retrieved documents are items of grade 0: a multipartite target whose grades are

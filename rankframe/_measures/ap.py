@@ -39,7 +39,7 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     # the i-th relevant retrieved document (by rank) contributes i / rank, added in rank order
     # as trec_eval does (its bits; reproducible whatever order the rows arrive in)
     total = (found.cast(pl.Float64) / ranks.cast(pl.Float64)).cum_sum().last().fill_null(0.0)
-    if norm == "num_rel_ret":  # seed 003's AP@k: over the relevant documents in the top k
+    if norm == "num_rel_ret":  # the ITMO wiki's AP@k: over the relevant documents in the top k
         return safe_div(total, ranks.len())
     return safe_div(total, ctx.num_rel(rel))
 
@@ -57,7 +57,7 @@ class AP(Measure):
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
     norm : {"num_rel", "num_rel_ret"}
         The denominator :math:`R`: every judged relevant document (trec_eval, default), or only
-        the relevant documents retrieved within the cutoff (the AP@k of seed 003).
+        the relevant documents retrieved within the cutoff (the ITMO University wiki's AP@k, see Notes).
 
     Notes
     -----
@@ -66,8 +66,9 @@ class AP(Measure):
     with :math:`R` the number of judged relevant documents (retrieved or not). Relevant documents
     that are not retrieved contribute 0. Undefined when :math:`R = 0`: the query scores 0.
     With ``norm="num_rel_ret"``,
-    :math:`AP@k = \sum_{i \le k} y_i\, P@i \,/\, \sum_{i \le k} y_i` (seed 003,
-    e8001a1f40bccacb), whose mean over queries is its MAP@k; a perfect top k then scores 1
+    :math:`AP@k = \sum_{i \le k} y_i\, P@i \,/\, \sum_{i \le k} y_i`, whose mean over queries
+    is MAP@k: the normalisation of the ITMO University wiki article on ranking quality metrics
+    (in Russian, after K. V. Vorontsov's machine learning course). A perfect top k then scores 1
     even when more relevant documents exist.
     The precisions are added in rank order, as trec_eval adds them: per query, the same bits.
     Cost: one filter and one sort of the relevant retrieved documents per query.

@@ -1,10 +1,11 @@
-"""Rank distances and correlations between the predicted and the target ranking (seed 004).
+"""Rank distances and correlations between the predicted and the target ranking.
 
 Spearman's footrule, Spearman's distance and rho, Kendall's distance and tau (and tau-b),
-Goodman-Kruskal gamma, Somers' d, the Kendall-tau loss of seed 000, and the Jaccard coefficient
-of the two sets of binary preferences. Items, target and prediction are described in
-``rankframe._measures._pairs``: the target is the relevance grades by default (a multipartite
-target whose grades are ties), or a run column with ``evaluate(target=...)``.
+Goodman-Kruskal gamma, Somers' d, the Kendall-tau loss of Shalev-Shwartz & Ben-David (2014), and
+the Jaccard coefficient of the two sets of binary preferences; most of them as Fürnkranz &
+Hüllermeier's preference-learning tutorial defines them. Items, target and prediction are
+described in ``rankframe._measures._pairs``: the target is the relevance grades by default (a
+multipartite target whose grades are ties), or a run column with ``evaluate(target=...)``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from rankframe._measures._registry import register
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
 
-_SEED_004 = (
-    "Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions (tutorial slides, "
-    "seed 004_2cddb45381628cf4)."
+#: The source of most of these measures: Fürnkranz & Hüllermeier's preference-learning tutorial.
+_FH_SLIDES = (
+    "Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their "
+    "*Preference Learning* tutorial."
 )
 
 
@@ -34,7 +36,7 @@ def _when_pairs(n: pl.Expr, value: pl.Expr) -> pl.Expr:
 
 @register
 class Footrule(Comparison):
-    r"""Spearman's footrule: the summed absolute rank differences (seed 004).
+    r"""Spearman's footrule: the summed absolute rank differences.
 
     Parameters
     ----------
@@ -52,13 +54,15 @@ class Footrule(Comparison):
     References
     ----------
     Spearman, C. (1904). The proof and measurement of association between two things.
-    American Journal of Psychology 15, 72-101. Seed 004 (slide "Spearman's Footrule").
+    American Journal of Psychology 15, 72-101.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Spearman's Footrule".
 
     Examples
     --------
     >>> import polars as pl
     >>> import rankframe as rf
-    >>> # seed 004: target E > B > C > A > D, prediction A > B > E > C > D
+    >>> # Fürnkranz & Hüllermeier's example: target E > B > C > A > D, prediction A > B > E > C > D
     >>> run = pl.DataFrame({"query_id": "q", "doc_id": list("ABCDE"),
     ...                     "score": [5.0, 4.0, 2.0, 1.0, 3.0], "target": [2, 4, 3, 1, 5]})
     >>> rf.evaluate(run=run, target="target",
@@ -76,7 +80,7 @@ class Footrule(Comparison):
 
 @register
 class SpearmanDist(Comparison):
-    r"""Spearman's distance: the summed squared rank differences (seed 004).
+    r"""Spearman's distance: the summed squared rank differences.
 
     Parameters
     ----------
@@ -92,7 +96,8 @@ class SpearmanDist(Comparison):
 
     References
     ----------
-    Seed 004 (slide "Spearman Distance").
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Spearman Distance".
 
     Examples
     --------
@@ -114,7 +119,7 @@ class SpearmanDist(Comparison):
 
 @register
 class SpearmanRho(Comparison):
-    r"""Spearman's rank correlation coefficient (seed 004).
+    r"""Spearman's rank correlation coefficient.
 
     Parameters
     ----------
@@ -124,7 +129,7 @@ class SpearmanRho(Comparison):
     Notes
     -----
     Pearson's correlation of the target and predicted mid-ranks, as ``scipy.stats.spearmanr``;
-    without ties it equals the seed's
+    without ties it equals Fürnkranz & Hüllermeier's
 
     .. math:: \rho = 1 - \frac{6\, D_S(r, \hat r)}{c\,(c^2 - 1)} \in [-1, 1].
 
@@ -133,7 +138,9 @@ class SpearmanRho(Comparison):
 
     References
     ----------
-    Spearman, C. (1904). American Journal of Psychology 15, 72-101. Seed 004.
+    Spearman, C. (1904). American Journal of Psychology 15, 72-101.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial.
 
     Examples
     --------
@@ -161,7 +168,7 @@ class SpearmanRho(Comparison):
 
 @register
 class KendallDist(Comparison):
-    r"""Kendall's distance: the number of item pairs the prediction inverts (seed 004).
+    r"""Kendall's distance: the number of item pairs the prediction inverts.
 
     Parameters
     ----------
@@ -182,13 +189,15 @@ class KendallDist(Comparison):
 
     References
     ----------
-    Kendall, M. (1938). A new measure of rank correlation. Biometrika 30, 81-89. Seed 004.
+    Kendall, M. (1938). A new measure of rank correlation. Biometrika 30, 81-89.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial.
 
     Examples
     --------
     >>> import polars as pl
     >>> import rankframe as rf
-    >>> # seed 004, bipartite: 2 relevant, 3 not, the prediction inverts 2 of the 6 pairs
+    >>> # Fürnkranz & Hüllermeier's bipartite example: 2 relevant, 3 not, 2 of 6 pairs inverted
     >>> run = pl.DataFrame({"query_id": "q", "doc_id": list("abcde"),
     ...                     "score": [5.0, 4, 3, 2, 1]})
     >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": list("abcde"),
@@ -211,7 +220,7 @@ class KendallDist(Comparison):
 
 @register
 class KendallTau(Comparison):
-    r"""Kendall's tau as the seed defines it: one minus the normalised distance (seed 004).
+    r"""Kendall's tau as Fürnkranz & Hüllermeier define it: one minus the normalised distance.
 
     Parameters
     ----------
@@ -228,7 +237,9 @@ class KendallTau(Comparison):
 
     References
     ----------
-    Kendall, M. (1938). Biometrika 30, 81-89. Seed 004 (slide "Kendall's Distance").
+    Kendall, M. (1938). Biometrika 30, 81-89.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Kendall's Distance".
 
     Examples
     --------
@@ -299,7 +310,7 @@ class KendallTauB(Comparison):
 
 @register
 class Gamma(Comparison):
-    r"""Goodman and Kruskal's gamma: agreement among the pairs both rankings order (seed 004).
+    r"""Goodman and Kruskal's gamma: agreement among the pairs both rankings order.
 
     Parameters
     ----------
@@ -311,15 +322,17 @@ class Gamma(Comparison):
     .. math:: \gamma = \frac{C - D}{C + D} \in [-1, 1]
 
     with :math:`C` the concordant and :math:`D` the discordant pairs; pairs tied in either
-    ranking are left out, so it applies to partial targets. (The seed's slide labels the two
-    counts the wrong way round; its example, :math:`(2 - 1)/(2 + 1) = 1/3`, is this formula.)
+    ranking are left out, so it applies to partial targets. (Fürnkranz & Hüllermeier's slide
+    labels the two counts the wrong way round; its example, :math:`(2 - 1)/(2 + 1) = 1/3`, is this formula.)
     Identical to Kendall's tau when both rankings are total. Undefined (scored 0) when no pair
     is ordered by both. Cost :math:`O(c \log c)` per query.
 
     References
     ----------
     Goodman, L. and Kruskal, W. (1979). *Measures of Association for Cross Classifications*.
-    Springer. Seed 004 (slide "Gamma Coefficient").
+    Springer.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Gamma Coefficient".
 
     Examples
     --------
@@ -389,7 +402,7 @@ class SomersD(Comparison):
 
 @register
 class KendallLoss(Comparison):
-    r"""The Kendall-tau loss of seed 000: the fraction of pairs whose order differs.
+    r"""The Kendall-tau loss of Shalev-Shwartz & Ben-David (2014): the fraction of pairs whose order differs.
 
     Parameters
     ----------
@@ -408,8 +421,8 @@ class KendallLoss(Comparison):
 
     References
     ----------
-    Shalev-Shwartz, S. and Ben-David, S. (2014). *Understanding Machine Learning*, §17.4
-    (seed 000_2175a7752a3f3aec).
+    Shalev-Shwartz, S. and Ben-David, S. (2014). *Understanding Machine Learning: From Theory to
+    Algorithms*. Cambridge University Press, §17.4 "Learning to rank", pp. 202-204.
 
     Examples
     --------
@@ -433,7 +446,7 @@ class KendallLoss(Comparison):
 
 @register
 class PrefJaccard(Comparison):
-    r"""Jaccard coefficient of the predicted and the target sets of binary preferences (seed 004).
+    r"""Jaccard coefficient of the predicted and the target sets of binary preferences.
 
     Parameters
     ----------
@@ -453,7 +466,8 @@ class PrefJaccard(Comparison):
 
     References
     ----------
-    Seed 004 (slide "Evaluating Partial Structures in the Predicted Ranking").
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Evaluating Partial Structures in the Predicted Ranking".
 
     Examples
     --------

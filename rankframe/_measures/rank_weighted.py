@@ -1,8 +1,9 @@
 """Weighted rank errors, DCG over a target ranking, and bipartite / multipartite AUCs.
 
-Seed 004's position error, discounted error, DCG/NDCG with gains ``c - R(i)`` or target levels,
-AUC (Mann-Whitney), the C-index (Gönen & Heller); seed 000's NDCG loss with its top-k discount;
-seed 002's pairwise ranking accuracy. Items, target and prediction as in
+The position error, discounted error, DCG/NDCG with gains ``c - R(i)`` or target levels, AUC
+(Mann-Whitney) and C-index (Gönen & Heller) of Fürnkranz & Hüllermeier's preference-learning
+tutorial; the NDCG loss of Shalev-Shwartz & Ben-David (2014) with its top-k discount; the pairwise
+ranking accuracy of De's CS 419M lecture notes. Items, target and prediction as in
 ``rankframe._measures._pairs``.
 """
 
@@ -29,7 +30,7 @@ _GAIN = Param("gain", "str", "rank", (lambda v: v in GAINS, "one of 'rank', 'lev
 
 @register
 class PosError(Comparison):
-    r"""Position error: how many items the prediction puts before the target's best (seed 004).
+    r"""Position error: how many items the prediction puts before the target's best.
 
     Parameters
     ----------
@@ -49,7 +50,8 @@ class PosError(Comparison):
 
     References
     ----------
-    Seed 004 (slide "Position Error").
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Position Error".
 
     Examples
     --------
@@ -77,7 +79,7 @@ class PosError(Comparison):
 
 @register
 class DiscError(Comparison):
-    r"""Discounted error: the footrule weighted towards the target's top (seed 004).
+    r"""Discounted error: the footrule weighted towards the target's top.
 
     Parameters
     ----------
@@ -89,16 +91,17 @@ class DiscError(Comparison):
     .. math::
         D_{DR}(r, \hat r) = \sum_{i=1}^{c} \frac{|r(x_i) - \hat r(x_i)|}{\log_2(r(x_i) + 1)}
 
-    with :math:`r` the target rank (mid-ranks for ties), as the seed's formula defines it. The
-    seed's worked example (:math:`3/\log 2 + 1/\log 4 + 2/\log 6`) does not follow from that
-    formula (its weights are neither the target nor the predicted ranks of the items); on the
-    seed's rankings the formula gives :math:`3/\log_2 5 + 1/\log_2 4 + 2/\log_2 2`. The seed
-    leaves the base of the logarithm open; base 2 (as DCG) rescales every value by the same
+    with :math:`r` the target rank (mid-ranks for ties), as Fürnkranz & Hüllermeier's formula
+    defines it. Their worked example (:math:`3/\log 2 + 1/\log 4 + 2/\log 6`) does not follow from
+    that formula (its weights are neither the target nor the predicted ranks of the items); on
+    the example's rankings the formula gives :math:`3/\log_2 5 + 1/\log_2 4 + 2/\log_2 2`. The
+    slide leaves the base of the logarithm open; base 2 (as DCG) rescales every value by the same
     constant. Cost :math:`O(c \log c)` per query.
 
     References
     ----------
-    Seed 004 (slide "Discounted Error").
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Discounted Error".
 
     Examples
     --------
@@ -180,7 +183,7 @@ _RANK_DCG_NOTES = r"""
 
 @register
 class RankDCG(Comparison):
-    __doc__ = r"""Discounted cumulative gain of the predicted ranking against a target (seed 004).
+    __doc__ = r"""Discounted cumulative gain of the predicted ranking against a target.
 
     Parameters
     ----------
@@ -197,8 +200,9 @@ class RankDCG(Comparison):
 
     References
     ----------
-    Järvelin, K. and Kekäläinen, J. (2002). ACM TOIS 20(4), 422-446. Seed 004 (slides
-    "(Normalized) Discounted Cumulative Gain").
+    Järvelin, K. and Kekäläinen, J. (2002). ACM TOIS 20(4), 422-446.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slides "(Normalized) Discounted Cumulative Gain".
 
     Examples
     --------
@@ -221,7 +225,7 @@ class RankDCG(Comparison):
 
 @register
 class RankNDCG(Comparison):
-    __doc__ = r"""Normalised DCG of the predicted ranking against a target (seed 004).
+    __doc__ = r"""Normalised DCG of the predicted ranking against a target.
 
     Parameters
     ----------
@@ -241,7 +245,9 @@ class RankNDCG(Comparison):
 
     References
     ----------
-    Järvelin, K. and Kekäläinen, J. (2002). ACM TOIS 20(4), 422-446. Seed 004.
+    Järvelin, K. and Kekäläinen, J. (2002). ACM TOIS 20(4), 422-446.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial.
 
     Examples
     --------
@@ -268,12 +274,12 @@ class RankNDCG(Comparison):
 
 @register
 class nDCGLoss(Comparison):  # noqa: N801 - the measure's canonical name
-    r"""The NDCG loss of seed 000: one minus NDCG with a top-k discount.
+    r"""The NDCG loss of Shalev-Shwartz & Ben-David (2014): one minus NDCG with a top-k discount.
 
     Parameters
     ----------
     cutoff : int, optional
-        ``k``: only the top ``k`` positions count (the seed's :math:`D(i) = 0` outside them).
+        ``k``: only the top ``k`` positions count (the book's :math:`D(i) = 0` outside them).
     judged_only : bool
         Drop unjudged documents first (trec_eval ``-J``).
 
@@ -292,8 +298,8 @@ class nDCGLoss(Comparison):  # noqa: N801 - the measure's canonical name
 
     References
     ----------
-    Shalev-Shwartz, S. and Ben-David, S. (2014). *Understanding Machine Learning*, §17.4
-    (seed 000_2175a7752a3f3aec).
+    Shalev-Shwartz, S. and Ben-David, S. (2014). *Understanding Machine Learning: From Theory to
+    Algorithms*. Cambridge University Press, §17.4 "Learning to rank", pp. 202-204.
 
     Examples
     --------
@@ -319,7 +325,7 @@ class nDCGLoss(Comparison):  # noqa: N801 - the measure's canonical name
 
 @register
 class AUC(Comparison):
-    r"""Area under the ROC curve of a bipartite target (Mann-Whitney; seed 004).
+    r"""Area under the ROC curve of a bipartite target (Mann-Whitney).
 
     Parameters
     ----------
@@ -344,7 +350,8 @@ class AUC(Comparison):
     References
     ----------
     Mann, H. B. and Whitney, D. R. (1947). Annals of Mathematical Statistics 18, 50-60.
-    Seed 004 (slide "Evaluating Partial Target Rankings").
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Evaluating Partial Target Rankings".
 
     Examples
     --------
@@ -367,7 +374,7 @@ class AUC(Comparison):
 
 @register
 class CIndex(Comparison):
-    r"""Concordance index of a multipartite (graded) or total target (Gönen & Heller; seed 004).
+    r"""Concordance index of a multipartite (graded) or total target (Gönen & Heller).
 
     Parameters
     ----------
@@ -389,13 +396,15 @@ class CIndex(Comparison):
     References
     ----------
     Gönen, M. and Heller, G. (2005). Concordance probability and discriminatory power in
-    proportional hazards regression. Biometrika 92(4), 965-970. Seed 004.
+    proportional hazards regression. Biometrika 92(4), 965-970.
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial.
 
     Examples
     --------
     >>> import polars as pl
     >>> import rankframe as rf
-    >>> # seed 004, multipartite: 8 ordered pairs, the prediction inverts 3
+    >>> # Fürnkranz & Hüllermeier's multipartite example: 8 ordered pairs, the prediction inverts 3
     >>> run = pl.DataFrame({"query_id": "q", "doc_id": list("abcde"),
     ...                     "score": [5.0, 4, 3, 2, 1]})
     >>> qrels = pl.DataFrame({"query_id": "q", "doc_id": list("abcde"),
@@ -415,7 +424,7 @@ class CIndex(Comparison):
 
 @register
 class PairAcc(CIndex):
-    r"""Pairwise ranking accuracy (seed 002): the C-index under its learning-to-rank name.
+    r"""Pairwise ranking accuracy: the C-index under its learning-to-rank name.
 
     Parameters
     ----------
@@ -434,7 +443,8 @@ class PairAcc(CIndex):
 
     References
     ----------
-    Seed 002_5097f663c72c84ff, §4.2.5 "Evaluation of Ranking".
+    De, A. CS 419M Introduction to Machine Learning, Lecture 4: Evaluation protocol and ranking
+    losses. IIT Bombay, Spring 2021-22, §4.2.5 "Evaluation of Ranking".
 
     Examples
     --------
@@ -482,7 +492,7 @@ def _mann_whitney(it: Items, low: float, high: float) -> tuple[pl.Expr, pl.Expr]
 
 @register
 class MAUC(Comparison):
-    r"""Unweighted mean of the pairwise AUCs of the target levels (Jonckheere-Terpstra; seed 004).
+    r"""Unweighted mean of the pairwise AUCs of the target levels (Jonckheere-Terpstra).
 
     Parameters
     ----------
@@ -511,7 +521,8 @@ class MAUC(Comparison):
     ----------
     Jonckheere, A. R. (1954). A distribution-free k-sample test against ordered alternatives.
     Biometrika 41, 133-145. Hand, D. J. and Till, R. J. (2001). Machine Learning 45(2), 171-186.
-    Seed 004 (slide "Jonckheere-Terpstra statistic").
+    Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their
+    *Preference Learning* tutorial, slide "Jonckheere-Terpstra statistic".
 
     Examples
     --------

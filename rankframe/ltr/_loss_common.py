@@ -1,7 +1,7 @@
 """The names of the learning-to-rank losses and the argument checks their two paths share.
 
 The losses of :data:`LOSSES` are computed on numpy arrays by
-:func:`rankframe.ltr._loss_numpy.loss_and_grad` (their definitions and seed references are in
+:func:`rankframe.ltr._loss_numpy.loss_and_grad` (their definitions and references are in
 that module's docstring, the structured hinge's in :mod:`rankframe.ltr._loss_structured`) and,
 all but ``"structured"`` (:data:`FRAME_LOSSES`), as lazy Polars plans by
 :mod:`rankframe.ltr._loss_polars`.

@@ -9,29 +9,31 @@ group ``g`` is the rows ``offsets[g]:offsets[g + 1]`` (the rows of a group are c
 Losses (the public names, :data:`LOSSES`), each per group:
 
 ``"pointwise"``
-    Squared error :math:`\sum_i (h_i - y_i)^2` (seed 003, pointwise approach).
+    Squared error :math:`\sum_i (h_i - y_i)^2`: the pointwise approach of the ITMO University
+    wiki article on ranking quality metrics (the "ITMO wiki" below).
 ``"hinge"``
-    Pairwise hinge :math:`\sum_{y_i > y_j} [1 - (h_i - h_j)]_+`. Seed 002 (sec. 4.2.2) writes
-    :math:`\sum_{i, j} [1 - \operatorname{sign}(y_i - y_j)(h_i - h_j)]_+` over *ordered*
-    pairs; its terms for :math:`(i, j)` and :math:`(j, i)` are equal when
+    Pairwise hinge :math:`\sum_{y_i > y_j} [1 - (h_i - h_j)]_+`. De's CS 419M lecture notes
+    (sec. 4.2.2) write :math:`\sum_{i, j} [1 - \operatorname{sign}(y_i - y_j)(h_i - h_j)]_+` over
+    *ordered* pairs; their terms for :math:`(i, j)` and :math:`(j, i)` are equal when
     :math:`y_i \ne y_j`, and the pairs with :math:`y_i = y_j` (and :math:`i = j`) add the
     constant 1 each. Here each pair with distinct labels counts **once** and the constant
-    tied-label terms are dropped: seed 002's sum is twice this one plus the number of ordered
+    tied-label terms are dropped: the notes' sum is twice this one plus the number of ordered
     pairs with equal labels.
 ``"exponential"``
-    :math:`\sum_{i < j} \exp(-(h_i - h_j)(y_i - y_j))` over the **unordered** pairs, as seed
-    002 (sec. 4.2.2) writes it (its :math:`i > j`): each pair once, the pairs with equal labels
-    included (they add the constant :math:`e^0 = 1`, with zero gradient).
+    :math:`\sum_{i < j} \exp(-(h_i - h_j)(y_i - y_j))` over the **unordered** pairs, as De's
+    lecture notes (sec. 4.2.2) write it (their :math:`i > j`): each pair once, the pairs with
+    equal labels included (they add the constant :math:`e^0 = 1`, with zero gradient).
 ``"ranknet"``
-    :math:`\sum_{y_i > y_j} \log(1 + e^{-(h_i - h_j)})` (seed 003, RankNet:
+    :math:`\sum_{y_i > y_j} \log(1 + e^{-(h_i - h_j)})` (RankNet, as the ITMO wiki writes it:
     :math:`L(M) = \log(1 + e^{-M})` of the margin :math:`M = h_i - h_j` of each pair ordered
     by the labels), computed as a stable softplus.
 ``"lambdarank"``
     RankNet's pair gradients weighted by :math:`|\Delta nDCG_{ij}|`, the change of nDCG when
     documents :math:`i` and :math:`j` swap places in the ranking induced by the current
-    scores (seed 003, LambdaRank). nDCG as in seed 003: gain :math:`2^{y} - 1`, discount
-    :math:`1 / \log_2(1 + \rho)` at rank :math:`\rho` (1 = top; the base of the logarithm
-    cancels in the ratio), zero below the cutoff ``k``, normalised by the ideal DCG (IDCG@k).
+    scores (LambdaRank, as in the ITMO wiki). nDCG as in the ITMO wiki: gain :math:`2^{y} - 1`,
+    discount :math:`1 / \log_2(1 + \rho)` at rank :math:`\rho` (1 = top; the base of the
+    logarithm cancels in the ratio), zero below the cutoff ``k``, normalised by the ideal DCG
+    (IDCG@k).
     Swapping :math:`i` and :math:`j` changes DCG by
     :math:`(g_i - g_j)(d(\rho_i) - d(\rho_j))`, so
 
@@ -44,8 +46,7 @@ Losses (the public names, :data:`LOSSES`), each per group:
     by input order (the earlier row ranks higher), like Polars'
     ``rank("ordinal", descending=True)``. Groups with IDCG@k = 0 contribute 0.
 ``"kendall"``
-    The Kendall-tau loss of seed 000 (Understanding Machine Learning, sec. 17.4, p. 202),
-    literally:
+    The Kendall-tau loss of Shalev-Shwartz & Ben-David (2014, sec. 17.4, p. 202), literally:
 
     .. math:: \Delta(h, y) = \frac{2}{r(r-1)} \sum_{i < j}
               \mathbb{1}[\operatorname{sign}(h_i - h_j) \ne \operatorname{sign}(y_i - y_j)].
@@ -53,19 +54,19 @@ Losses (the public names, :data:`LOSSES`), each per group:
     A pair tied in the labels therefore counts as an error unless the scores tie too, and a
     pair with distinct labels counts when the scores tie. 0 for :math:`r < 2`.
 ``"ndcg"``
-    The NDCG loss of seed 000 (p. 202): :math:`\Delta(h, y) = 1 - G(h, y) / G(y, y)` with
-    :math:`G(y', y) = \sum_i D(\pi(y')_i)\, y_i` (*linear* gains :math:`y_i`, as in the seed),
-    where :math:`\pi(y')_i \in \{1..r\}` is the position of item :math:`i` counted from the
-    *bottom* (the top item gets :math:`r`) and
+    The NDCG loss of Shalev-Shwartz & Ben-David (2014, p. 202):
+    :math:`\Delta(h, y) = 1 - G(h, y) / G(y, y)` with :math:`G(y', y) = \sum_i D(\pi(y')_i)\, y_i`
+    (*linear* gains :math:`y_i`, as in the book), where :math:`\pi(y')_i \in \{1..r\}` is the
+    position of item :math:`i` counted from the *bottom* (the top item gets :math:`r`) and
     :math:`D(i) = 1/\log_2(r - i + 2)` for :math:`i \in \{r - k + 1, \dots, r\}`, else 0. In
     terms of the usual rank from the top :math:`\rho = r + 1 - \pi`, :math:`D = 1/\log_2(1 +
     \rho)` for :math:`\rho \le k`: this is 1 - nDCG@k with linear gains. ``k=None`` (or
     :math:`k \ge r`) keeps the whole list. Score ties: input order (as ``"lambdarank"``).
     Groups with :math:`G(y, y) = 0` contribute 0.
 ``"structured"``
-    The structured hinge surrogate of seed 001 (eq. 17.8), an upper bound of ``"ndcg"``: its
-    formula, the assignment problem that gives its maximiser and its tie rule are in
-    :mod:`rankframe.ltr._loss_structured`.
+    The structured hinge surrogate of Shalev-Shwartz & Ben-David (2014, eq. 17.8), an upper
+    bound of ``"ndcg"``: its formula, the assignment problem that gives its maximiser and its
+    tie rule are in :mod:`rankframe.ltr._loss_structured`.
 
 ``"kendall"`` and ``"ndcg"`` are piecewise constant in the scores: their values are exact and
 their gradient is 0 almost everywhere (everywhere except at score ties, where they jump), and
@@ -74,6 +75,17 @@ their gradient is 0 almost everywhere (everywhere except at score ties, where th
 Labels should be non-negative for ``"lambdarank"``, ``"ndcg"`` and ``"structured"`` (the
 numpy path raises otherwise; the Polars path does not check). ``k`` (a positive int or
 ``None``) is the cutoff of those three losses and is ignored by the others.
+
+References
+----------
+Shalev-Shwartz, S. and Ben-David, S. (2014). *Understanding Machine Learning: From Theory to
+Algorithms*. Cambridge University Press, §17.4 "Learning to rank", pp. 202-204.
+
+De, A. CS 419M Introduction to Machine Learning, Lecture 4: Evaluation protocol and ranking
+losses. IIT Bombay, Spring 2021-22.
+
+Ranking quality metrics (in Russian), ITMO University wiki, after K. V. Vorontsov's machine
+learning course.
 """
 
 from __future__ import annotations
@@ -231,19 +243,19 @@ def loss_and_grad(
     r"""Per-group values of a ranking loss and the gradient of their sum w.r.t. the scores.
 
     The loss conventions (pair sets, gains, tie rules) are in the module docstring; in short,
-    per group (seeds 000-003):
+    per group, with its source (the module docstring's references):
 
-    - ``"pointwise"``: :math:`\sum_i (h_i - y_i)^2` (seed 003);
-    - ``"hinge"``: :math:`\sum_{y_i > y_j} [1 - (h_i - h_j)]_+` (seed 002, each pair once);
-    - ``"exponential"``: :math:`\sum_{i < j} e^{-(h_i - h_j)(y_i - y_j)}` (seed 002);
-    - ``"ranknet"``: :math:`\sum_{y_i > y_j} \log(1 + e^{-(h_i - h_j)})` (seed 003);
+    - ``"pointwise"``: :math:`\sum_i (h_i - y_i)^2` (ITMO wiki);
+    - ``"hinge"``: :math:`\sum_{y_i > y_j} [1 - (h_i - h_j)]_+` (De, each pair once);
+    - ``"exponential"``: :math:`\sum_{i < j} e^{-(h_i - h_j)(y_i - y_j)}` (De);
+    - ``"ranknet"``: :math:`\sum_{y_i > y_j} \log(1 + e^{-(h_i - h_j)})` (ITMO wiki);
     - ``"lambdarank"``: :math:`\sum_{y_i > y_j} |\Delta nDCG_{ij}| \log(1 + e^{-(h_i - h_j)})`,
-      weights held constant, gains :math:`2^y - 1` (seed 003);
+      weights held constant, gains :math:`2^y - 1` (ITMO wiki);
     - ``"kendall"``: :math:`\frac{2}{r(r-1)}\sum_{i<j} \mathbb{1}[\operatorname{sign}(h_i - h_j)
-      \ne \operatorname{sign}(y_i - y_j)]` (seed 000), gradient 0;
-    - ``"ndcg"``: :math:`1 - G(h, y) / G(y, y)`, linear gains (seed 000), gradient 0;
+      \ne \operatorname{sign}(y_i - y_j)]` (Shalev-Shwartz & Ben-David), gradient 0;
+    - ``"ndcg"``: :math:`1 - G(h, y) / G(y, y)`, linear gains (Shalev-Shwartz & Ben-David), gradient 0;
     - ``"structured"``: :math:`\max_v [\Delta(v, y) + \sum_i (v_i - \pi(y)_i) h_i]`
-      (seed 001, eq. 17.8), gradient :math:`v^* - \pi(y)`.
+      (Shalev-Shwartz & Ben-David, eq. 17.8), gradient :math:`v^* - \pi(y)`.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ r"""Ranking losses as lazy Polars plans: per-query values and per-document gradi
 :func:`rankframe.ltr._loss_numpy.loss_and_grad` for the losses of :data:`FRAME_LOSSES` (all but
 ``"structured"``) on a frame with one row per (query, document), with no Python loop over
 queries: the pairwise losses sum over a self-join of the frame on the query column. The loss
-definitions and seed references are in :mod:`rankframe.ltr._loss_numpy`.
+definitions and their references are in :mod:`rankframe.ltr._loss_numpy`.
 """
 
 from __future__ import annotations
@@ -160,7 +160,7 @@ def loss_frame(
     per-(query, label, score) counts. ``"pointwise"`` and ``"ndcg"`` are per-query sums. Ranks
     are ``rank("ordinal", descending=True).over(query)`` (score ties broken by input order, as
     in :func:`loss_and_grad`); ``"lambdarank"`` and ``"ndcg"`` take their ideal DCG from the
-    labels ranked the same way. Formulas and seed references: :mod:`rankframe.ltr._loss_numpy`.
+    labels ranked the same way. Formulas and references: :mod:`rankframe.ltr._loss_numpy`.
 
     ``"structured"`` is not available here (its maximiser is an assignment problem per query):
     asking for it raises an error naming :func:`loss_and_grad`. Labels are not checked for

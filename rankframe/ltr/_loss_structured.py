@@ -1,16 +1,17 @@
-r"""The structured hinge loss of seed 001 on numpy arrays: one assignment problem per group.
+r"""The structured hinge loss on numpy arrays: one assignment problem per group.
 
-``"structured"`` is the structured hinge surrogate of seed 001 (eq. 17.8), an upper bound of
-the NDCG loss ``"ndcg"`` of seed 000 (:math:`\Delta(h, y) = 1 - G(h, y) / G(y, y)`, defined with
-its discount :math:`D` and positions :math:`\pi` in :mod:`rankframe.ltr._loss_numpy`):
+``"structured"`` is the structured hinge surrogate of Shalev-Shwartz & Ben-David (2014, §17.4,
+eq. 17.8), an upper bound of their NDCG loss ``"ndcg"``
+(:math:`\Delta(h, y) = 1 - G(h, y) / G(y, y)`, defined with its discount :math:`D` and positions
+:math:`\pi` in :mod:`rankframe.ltr._loss_numpy`):
 
 .. math:: \ell(h, y) = \max_{v \in V} \Big[\Delta(v, y) + \sum_{i=1}^r (v_i - \pi(y)_i)\,
           h_i\Big]
 
-over the permutations :math:`V` of :math:`(1..r)` in seed 000's encoding (:math:`v_i` is the
+over the permutations :math:`V` of :math:`(1..r)` in the book's encoding (:math:`v_i` is the
 position of item :math:`i` from the bottom) and :math:`\Delta` the NDCG loss. The
 maximiser solves :math:`\operatorname{argmin}_v \sum_i (\alpha_i v_i + \beta_i D(v_i))` with
-:math:`\alpha_i = -h_i`, :math:`\beta_i = y_i / G(y, y)` (seed 001), an assignment problem
+:math:`\alpha_i = -h_i`, :math:`\beta_i = y_i / G(y, y)` (as in the book), an assignment problem
 with costs :math:`A_{ij} = j \alpha_i + D(j) \beta_i` solved by
 ``scipy.optimize.linear_sum_assignment`` (one per group; scipy is imported on first use).
 The gradient w.r.t. the scores is :math:`v^*_i - \pi(y)_i` (a subgradient; the gradient
@@ -20,7 +21,7 @@ label-consistent permutation that maximises :math:`\sum_i \pi(y)_i h_i`. This ma
 value independent of the row order and 0 for a group whose labels all tie, and it is the
 tightest label-consistent choice; the bound :math:`\Delta(\pi(h), y) \le \ell` holds for
 any choice. With label ties the surrogate is then convex in :math:`h` only piecewise (with
-distinct labels it is the seed's convex function). Groups with :math:`G(y, y) = 0` contribute
+distinct labels it is the book's convex function). Groups with :math:`G(y, y) = 0` contribute
 0 (every ranking has loss 0 there).
 
 :func:`rankframe.ltr._loss_numpy.loss_and_grad` calls :func:`_structured` for
@@ -35,7 +36,7 @@ import numpy as np
 
 
 def _structured_discount(r: int, k: int | None) -> np.ndarray:
-    """Seed 000's :math:`D(j)` for the bottom-up positions :math:`j = 1..r`."""
+    """The NDCG loss's discount :math:`D(j)` for the bottom-up positions :math:`j = 1..r`."""
     j = np.arange(1, r + 1, dtype=np.float64)
     d = 1.0 / np.log2(r - j + 2.0)
     if k is not None:
@@ -58,7 +59,7 @@ def _pi_labels(h: np.ndarray, y: np.ndarray) -> np.ndarray:
 def _structured_group(
     h: np.ndarray, y: np.ndarray, k: int | None, solve: Any
 ) -> tuple[float, np.ndarray, np.ndarray]:
-    """Seed 001, eq. 17.8 for one group: ``(value, gradient, v*)`` (``v*`` bottom-up positions)."""
+    """Eq. 17.8 for one group: ``(value, gradient, v*)`` (``v*`` bottom-up positions)."""
     r = h.size
     d = _structured_discount(r, k)
     pi = _pi_labels(h, y)
