@@ -99,16 +99,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_compare_parser(subparsers: Any) -> None:
-    """Add the ``compare`` subcommand to an argparse subparsers object.
-
-    It sets the ``func`` (returns an exit status) and ``parser`` defaults that the ``rankframe``
-    command runs.
-
-    Parameters
-    ----------
-    subparsers
-        What ``ArgumentParser.add_subparsers()`` returned.
-    """
+    """Add the ``compare`` subcommand (its ``func`` and ``parser`` defaults) to ``subparsers``."""
     from rankframe._compare.comparison import CORRECTIONS, TESTS
 
     cp = subparsers.add_parser(

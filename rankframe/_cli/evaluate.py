@@ -98,16 +98,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def add_evaluate_parser(subparsers: Any) -> None:
-    """Add the ``evaluate`` subcommand to an argparse subparsers object.
-
-    It sets the ``func`` (returns an exit status) and ``parser`` defaults that the ``rankframe``
-    command runs.
-
-    Parameters
-    ----------
-    subparsers
-        What ``ArgumentParser.add_subparsers()`` returned.
-    """
+    """Add the ``evaluate`` subcommand (its ``func`` and ``parser`` defaults) to ``subparsers``."""
     ev = subparsers.add_parser(
         "evaluate",
         help="evaluate one or several runs side by side",

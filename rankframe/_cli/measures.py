@@ -42,15 +42,6 @@ def _cmd_measures(args: argparse.Namespace) -> int:
 
 
 def add_measures_parser(subparsers: Any) -> None:
-    """Add the ``measures`` subcommand to an argparse subparsers object.
-
-    It sets the ``func`` (returns an exit status) and ``parser`` defaults that the ``rankframe``
-    command runs.
-
-    Parameters
-    ----------
-    subparsers
-        What ``ArgumentParser.add_subparsers()`` returned.
-    """
+    """Add the ``measures`` subcommand (its ``func`` and ``parser`` defaults) to ``subparsers``."""
     ms = subparsers.add_parser("measures", help="list the measures rankframe knows")
     ms.set_defaults(func=_cmd_measures, parser=ms)

@@ -48,16 +48,7 @@ def _cmd_trec_eval(args: argparse.Namespace) -> int:
 
 
 def add_trec_eval_parser(subparsers: Any) -> None:
-    """Add the ``trec_eval`` subcommand to an argparse subparsers object.
-
-    It sets the ``func`` (returns an exit status) and ``parser`` defaults that the ``rankframe``
-    command runs.
-
-    Parameters
-    ----------
-    subparsers
-        What ``ArgumentParser.add_subparsers()`` returned.
-    """
+    """Add the ``trec_eval`` subcommand (its ``func`` and ``parser`` defaults) to ``subparsers``."""
     te = subparsers.add_parser(
         "trec_eval",
         help="drop-in for trec_eval 10.0 (same options, byte-identical output)",
