@@ -172,3 +172,29 @@ def test_the_readme_expression_example_equals_evaluate(monkeypatch: pytest.Monke
     both = ref.join(long, on=["query_id", "measure"], how="full", coalesce=True)
     assert both.height == ref.height > 0
     np.testing.assert_allclose(both["value"], both["mine"], rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_breakdowns_follow_evaluates_rule(complete: bool) -> None:
+    # each query in one locale of the run; three judged queries in none (complete=True: a
+    # group of their own, with a null locale, as evaluate scores them)
+    qrels = rf.read_qrels(ROOT / "data" / "qrels.dl19-passage.txt").collect()
+    run = rf.read_run(ROOT / "data" / "run.dl19.bm25.txt").collect()
+    locale = pl.when(pl.col("query_id").str.slice(-1).is_in(["0", "1", "2", "3"])).then(
+        pl.lit("de")).otherwise(pl.lit("en"))
+    dropped = run["query_id"].unique().sort()[:3].implode()
+    run = run.filter(~pl.col("query_id").is_in(dropped)).with_columns(locale.alias("locale"))
+    specs = ["nDCG@10", "AP", "R@100"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ref = rf.evaluate(qrels, run, specs, by=["locale"], per_query=True, complete=complete)
+        judged = rf.judged_frame(qrels, run, by=["locale"], complete=complete)
+    mine = (
+        judged.group_by("locale", "query_id").agg(rfx.measure(m) for m in specs).collect()
+        .unpivot(index=["locale", "query_id"], variable_name="measure", value_name="mine")
+    )
+    both = ref.join(mine, on=["locale", "query_id", "measure"], how="full", coalesce=True,
+                    nulls_equal=True)
+    assert both.height == ref.height == mine.height
+    assert both["locale"].null_count() == (9 if complete else 0)  # 3 queries x 3 measures
+    np.testing.assert_allclose(both["value"], both["mine"], rtol=1e-12, atol=1e-12)
