@@ -107,6 +107,10 @@ class RankframeWarning(UserWarning):
     """A semantic choice changes the numbers (missing queries, unjudged runs)."""
 
 
+class NoQueryInCommonWarning(RankframeWarning):
+    """No judged query has results: the query ids of the qrels and the run likely differ in form."""
+
+
 def warn(message: str | Warning, category: type[Warning] = RankframeWarning) -> None:
     """Issue a warning attributed to the first caller outside rankframe (the user's line).
 

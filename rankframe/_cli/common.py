@@ -20,7 +20,7 @@ from pathlib import Path
 import polars as pl
 
 from rankframe._engine.options import TIE_POLICIES
-from rankframe._errors import InputError
+from rankframe._errors import InputError, NoQueryInCommonWarning
 from rankframe._io.readers import read_qrels, read_run
 
 PROG = "rankframe"
@@ -248,3 +248,29 @@ def _check_common_queries(qrels: str, runs: Mapping[str, str]) -> None:
                 f"run {path}: {_first_ids(ran)}); check the query id column and its format."
             )
             raise InputError(msg)
+
+
+def _fail_without_common_queries(
+    qrels: str | None,
+    runs: Mapping[str, str],
+    caught: list[warnings.WarningMessage],
+    *,
+    some_run_empty: bool,
+) -> None:
+    """Exit 1 (an :class:`InputError`) when the qrels and a run have no query in common.
+
+    The inputs are read again only when the evaluation says so: its warning that no judged query
+    has results, or a run with no value (or only zeros, under ``-c``), which is how a run without
+    a query in common shows beside runs that have some. The caught warnings are dropped then:
+    the error says what they would.
+    """
+    if qrels is None:
+        return
+    said = any(issubclass(w.category, NoQueryInCommonWarning) for w in caught)
+    if not (said or some_run_empty):
+        return
+    try:
+        _check_common_queries(qrels, runs)
+    except InputError:
+        caught.clear()
+        raise

@@ -22,7 +22,7 @@ from rankframe._cli.common import (
     PROG,
     UsageError,
     _add_run_options,
-    _check_common_queries,
+    _fail_without_common_queries,
     _files_in_measures_hint,
     _output_format,
     _run_names,
@@ -30,7 +30,6 @@ from rankframe._cli.common import (
     _warnings_to_stderr,
 )
 from rankframe._cli.writers import _emit
-from rankframe._errors import InputError
 
 COMPARE_FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 #: The extensions of ``-o PATH`` that ``compare`` writes, and the format each implies.
@@ -72,12 +71,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             progress=args.progress, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
         )
-        if caught or _some_run_empty(result.summary.filter(pl.col("n") > 0), names, "mean"):
-            try:
-                _check_common_queries(qrels, names)
-            except InputError:
-                caught.clear()  # the error says what the warnings would
-                raise
+        scored = result.summary.filter(pl.col("n") > 0)
+        _fail_without_common_queries(
+            qrels, names, caught, some_run_empty=_some_run_empty(scored, names, "mean")
+        )
         if fmt == "table":
             text = result.table("text", digits=args.digits) + "\n"
         elif fmt in ("markdown", "latex"):

@@ -21,7 +21,7 @@ from rankframe._cli.common import (
     PROG,
     UsageError,
     _add_run_options,
-    _check_common_queries,
+    _fail_without_common_queries,
     _files_in_measures_hint,
     _output_format,
     _positive_int,
@@ -32,7 +32,6 @@ from rankframe._cli.common import (
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.options import TIE_POLICIES
-from rankframe._errors import InputError
 from rankframe._measures._names import parse_measures
 
 #: The extensions of ``-o PATH`` that ``evaluate`` writes, and the format each implies.
@@ -87,12 +86,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             target=args.target, target_order=args.target_order, prefs=args.prefs,
             partitions=args.partitions, progress=args.progress,
         )
-        if qrels is not None and (caught or _some_run_empty(frame, names)):
-            try:
-                _check_common_queries(qrels, names)
-            except InputError:
-                caught.clear()  # the error says what the warnings would
-                raise
+        _fail_without_common_queries(qrels, names, caught, some_run_empty=_some_run_empty(frame, names))
     _emit(WRITERS[fmt](frame, measures), args.output)
     return 0
 

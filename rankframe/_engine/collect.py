@@ -23,7 +23,7 @@ from rankframe._engine.options import (
 from rankframe._engine.plan import keeps_every_row, per_query_plan
 from rankframe._engine.prepare import _cast_grades, _qrels_keys
 from rankframe._engine.rank import missing_pairs
-from rankframe._errors import warn
+from rankframe._errors import NoQueryInCommonWarning, RankframeWarning, warn
 from rankframe._measures import MIN_GEO_MEAN, Measure
 
 
@@ -130,7 +130,8 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
         )
         warn(
             f"{n} judged quer{'y' if n == 1 else 'ies'} {are} {scope} "
-            f"({' '.join(fate.split())}), e.g. {example}.{none_match}"
+            f"({' '.join(fate.split())}), e.g. {example}.{none_match}",
+            NoQueryInCommonWarning if none_match else RankframeWarning,
         )
     if run_only:
         warn(
