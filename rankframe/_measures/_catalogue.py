@@ -154,11 +154,6 @@ class Entry:
     compares_rankings: bool
     pairwise_target: bool
 
-    @property
-    def trec_labels(self) -> tuple[str, ...]:
-        """Every trec_eval output label of the family for default parameters (``P_5``...)."""
-        return tuple(label for t in self.trec_names for label, _ in t.labels)
-
 
 def _split_doc(doc: str) -> tuple[str, str, dict[str, str]]:
     """Summary, extended description and ``{title: text}`` sections of a numpydoc docstring."""

@@ -23,10 +23,6 @@ if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
 
 #: The source of most of these measures: Fürnkranz & Hüllermeier's preference-learning tutorial.
-_FH_SLIDES = (
-    "Fürnkranz, J. and Hüllermeier, E. Preference learning: loss functions. Slides of their "
-    "*Preference Learning* tutorial."
-)
 
 
 def _when_pairs(n: pl.Expr, value: pl.Expr) -> pl.Expr:
