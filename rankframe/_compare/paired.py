@@ -154,7 +154,7 @@ def wilcoxon(
     * ``"auto"`` (default): ``"exact"`` for a column with :math:`n \le 50` and no ties,
       ``"approx"`` otherwise.
 
-    Equal to ``scipy.stats.wilcoxon(col, zero_method="wilcox", correction=False, method=m)``
+    Equal to ``scipy.stats.wilcoxon(col[col != 0], zero_method="wilcox", correction=False, method=m)``
     with ``m`` the method used for the column. A column whose differences are all zero gets
     ``stat = 0.0`` and ``p = 1.0``.
 

@@ -71,7 +71,10 @@ def normalised_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl
         .when(ctx.rel < 0).then(pl.lit(UNJUDGED in keys))
         .otherwise(pl.lit(True))
     )
-    scaled = (raw - low) / (high - low)
+    # a real division per row: Polars divides a column by a broadcast value as a product with
+    # its reciprocal (a last bit off, 0.6000000000000001 for 1.5 / 2.5), and which operand is
+    # broadcast depends on the plan; trec_eval divides
+    scaled = (raw - low) / (raw * 0.0 + (high - low))
     return pl.when(~at_level).then(0.0).when(rescale).then(scaled).otherwise(raw)
 
 
