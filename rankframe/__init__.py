@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankframe import expr, measures
+from rankframe import expr, measures, sql
 from rankframe._engine.evaluate import evaluate, explain
 from rankframe._engine.judged import judged_frame
 from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
@@ -56,6 +56,7 @@ __all__ = [
     "read_judged",
     "read_qrels",
     "read_run",
+    "sql",
     "valid_names",
 ]
 

@@ -27,6 +27,7 @@ PUBLIC = {
     "read_judged",
     "read_qrels",
     "read_run",
+    "sql",
     "valid_names",
 }
 

@@ -17,6 +17,7 @@ from rankframe._measures._params import Aggregation, Param, _coerce, _format_num
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 class Measure:
@@ -140,6 +141,15 @@ class Measure:
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query aggregation expression of this measure (subclasses)."""
         raise NotImplementedError
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL over the aggregates ``q`` registers.
+
+        Families that compile to SQL override it (``rankframe.sql``); it raises
+        NotImplementedError where the family, or one of this measure's parameters, has no SQL.
+        """
+        msg = f"{self.NAME} has no SQL form"
+        raise NotImplementedError(msg)
 
     def bounds(self) -> tuple[float, float] | None:
         """The range of this measure's per-query values by definition (:attr:`BOUNDS`), or None."""

@@ -10,10 +10,12 @@ from rankframe._measures._arith import list_count_at_most, list_running_from_zer
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import long_cutoffs, single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 NORMS = ("num_rel", "num_rel_ret")
 
@@ -42,6 +44,14 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     if norm == "num_rel_ret":  # the ITMO wiki's AP@k: over the relevant documents in the top k
         return safe_div(total, ranks.len())
     return safe_div(total, ctx.num_rel(rel))
+
+
+def ap_sql(q: SqlCtx, rel: int | None, cutoff: int | None, norm: str = "num_rel") -> str:
+    """AP as SQL: the precision at each relevant retrieved document, over the denominator."""
+    found = q.found_so_far(rel)
+    relevant = f"{q.relevant(rel)} AND {q.within(cutoff)}"
+    total = q.hit(f"SUM(CASE WHEN {relevant} THEN CAST({found} AS DOUBLE) / rank ELSE 0.0 END)", "0.0")
+    return div(total, q.num_rel_ret(rel, cutoff) if norm == "num_rel_ret" else q.num_rel(rel))
 
 
 @register
@@ -105,6 +115,10 @@ class AP(Measure):
         """Return the per-query expression."""
         return _ap(ctx, self.rel, self.cutoff, self.norm)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return ap_sql(q, self.rel, self.cutoff, self.norm)
+
 
 @register
 class GMAP(Measure):
@@ -135,6 +149,10 @@ class GMAP(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return _ap(ctx, self.rel, None)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return ap_sql(q, self.rel, None)
 
 
 register_trec("map", single("map", lambda: AP()))

@@ -10,10 +10,12 @@ from rankframe._measures._arith import list_at_most, list_ordered_sum, list_runn
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
@@ -42,6 +44,29 @@ def _bpref(ctx: Ctx, rel: int | None) -> pl.Expr:
     terms = (1.0 - above / divisor) * flags
     # one column that Bpref and GMBpref both read (each would compute it again)
     return ctx.derived(f"bpref_{level}", safe_div(list_ordered_sum(terms), num_rel))
+
+
+def bpref_sql(q: SqlCtx, rel: int | None) -> str:
+    """Bpref as SQL: a term per judged relevant retrieved document, over R.
+
+    ``n_d`` is a window count of the judged non-relevant documents (grade in ``[0, level)``) at
+    or above each row (a relevant row adds nothing to it); ``R`` and ``N`` are per-query
+    judgment statistics joined to the rows.
+    """
+    level = q.level(rel)
+    nonrel = f"rel >= 0 AND rel < {level}"
+    num_rel = q.row_stat(f"SUM(CASE WHEN {q.relevant(rel)} THEN 1 ELSE 0 END)")
+    num_nonrel = q.row_stat(f"SUM(CASE WHEN {nonrel} THEN 1 ELSE 0 END)")
+    above = q.window(
+        f"SUM(CASE WHEN {nonrel} THEN 1 ELSE 0 END) "
+        "OVER ({query} ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+    )
+    term = (
+        f"1.0 - CAST(LEAST({above}, {num_rel}) AS DOUBLE) / "
+        f"GREATEST(LEAST({num_nonrel}, {num_rel}), 1)"
+    )
+    total = q.hit(f"SUM(CASE WHEN rel >= 0 AND {q.relevant(rel)} THEN {term} ELSE 0.0 END)", "0.0")
+    return div(total, q.num_rel(rel))
 
 
 @register
@@ -99,6 +124,10 @@ class Bpref(Measure):
         """Return the per-query expression."""
         return _bpref(ctx, self.rel)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return bpref_sql(q, self.rel)
+
 
 @register
 class GMBpref(Measure):
@@ -145,6 +174,10 @@ class GMBpref(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return _bpref(ctx, self.rel)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return bpref_sql(q, self.rel)
 
 
 register_trec("bpref", single("bpref", lambda: Bpref()))

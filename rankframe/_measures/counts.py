@@ -13,6 +13,7 @@ from rankframe._measures._trec import single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 @register
@@ -43,6 +44,10 @@ class NumQ(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return pl.lit(1.0)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return "1.0"
 
 
 @register
@@ -86,6 +91,10 @@ class NumRet(Measure):
             return ctx.num_ret.cast(pl.Float64)
         return ctx.num_rel_ret(self.rel).cast(pl.Float64)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return f"CAST({q.num_ret() if self.rel is None else q.num_rel_ret(self.rel)} AS DOUBLE)"
+
 
 @register
 class NumRelRet(Measure):
@@ -121,6 +130,10 @@ class NumRelRet(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return ctx.num_rel_ret(self.rel).cast(pl.Float64)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return f"CAST({q.num_rel_ret(self.rel)} AS DOUBLE)"
 
 
 @register
@@ -158,6 +171,10 @@ class NumRel(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return ctx.num_rel(self.rel).cast(pl.Float64)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return f"CAST({q.num_rel(self.rel)} AS DOUBLE)"
 
 
 register_trec("num_q", single("num_q", lambda: NumQ()))

@@ -9,9 +9,11 @@ import polars as pl
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import POSITIVE_INT, Param
 from rankframe._measures._registry import register
+from rankframe._measures._sql import lit
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 #: Highest grade of gdeval's scale: a document of this grade stops the user for sure.
 MAX_GRADE = 4
@@ -73,3 +75,28 @@ class ERR(Measure):
         stop = stop.filter(keep).sort_by(order)
         reached = (1.0 - stop).cum_prod().shift(1, fill_value=1.0)
         return (stop * reached / order.sort().cast(pl.Float64)).sum()
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL.
+
+        The grades are whole numbers in 0..4, so the chance of reaching a row (the product of
+        ``1 - R_j`` above it) is a product of powers: for each grade ``g >= 1``,
+        ``(1 - (2^g - 1) / 16)`` to the number of documents of grade ``g`` above the row (a
+        window count each). SQL has no running product; the powers agree with Polars' running
+        product to a few units in the last place.
+        """
+        grade = f"LEAST(GREATEST(COALESCE(rel, 0), 0), {MAX_GRADE})"
+        scale = float(2**MAX_GRADE)
+        reached = []
+        for g in range(1, MAX_GRADE + 1):
+            above = q.window(
+                f"SUM(CASE WHEN {grade} = {g} THEN 1 ELSE 0 END) "
+                "OVER ({query} ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+            )
+            # the row itself is counted by the window: not above it
+            count = f"({above} - CASE WHEN {grade} = {g} THEN 1 ELSE 0 END)"
+            reached.append(f"POWER({lit(1.0 - (2.0**g - 1.0) / scale)}, {count})")
+        stop = f"(POWER(2.0, {grade}) - 1.0) / {lit(scale)}"
+        term = f"{stop} * {' * '.join(reached)} / CAST(rank AS DOUBLE)"
+        within = q.within(self.cutoff)
+        return q.hit(f"SUM(CASE WHEN {within} AND rel >= 1 THEN {term} ELSE 0.0 END)", "0.0")

@@ -10,10 +10,12 @@ from rankframe._measures._arith import list_ordered_sum, list_positions, list_ru
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import ANY_GRADE, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div, lit
 from rankframe._measures._trec import single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 #: Smoothing constant of the precision estimate among judged documents (trec_eval's value).
 INFAP_EPSILON = 1e-5
@@ -105,6 +107,32 @@ class infAP(Measure):  # noqa: N801 - the measure's canonical name
         )
         per_doc = pl.when(rank == 1.0).then(1.0).otherwise(estimate)
         return safe_div(ordered_sum(per_doc, ctx.rank.filter(hit)), ctx.num_rel(self.rel))
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL.
+
+        The counts above each row are window counts at or above it, less the row itself (a
+        relevant row is judged and pooled): the same whole numbers, the same operations.
+        """
+        relevant = f"rel >= 0 AND {q.relevant(self.rel)}"
+
+        def above(predicate: str) -> str:
+            window = q.window(
+                f"SUM(CASE WHEN {predicate} THEN 1 ELSE 0 END) "
+                "OVER ({query} ORDER BY rank ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)"
+            )
+            return f"CAST({window} - 1 AS DOUBLE)"
+
+        rel_above, judged_above = above(relevant), above("rel >= 0")
+        pooled_above = above("rel IS NOT NULL")
+        rank = "CAST(rank AS DOUBLE)"
+        estimate = (
+            f"1.0 / {rank} + (({rank} - 1.0) / {rank}) * ({pooled_above} / ({rank} - 1.0)) * "
+            f"(({rel_above} + {lit(INFAP_EPSILON)}) / ({judged_above} + {lit(2 * INFAP_EPSILON)}))"
+        )
+        per_doc = f"CASE WHEN rank = 1 THEN 1.0 ELSE {estimate} END"
+        total = q.hit(f"SUM(CASE WHEN {relevant} THEN {per_doc} ELSE 0.0 END)", "0.0")
+        return div(total, q.num_rel(self.rel))
 
 
 def _infap_from_lists(ctx: Ctx, rel: int | None, relevant: pl.Expr, pooled: pl.Expr) -> pl.Expr:

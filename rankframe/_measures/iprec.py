@@ -15,10 +15,12 @@ from rankframe._measures._arith import div_const
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import JUDGED_ONLY, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import lit
 from rankframe._measures._trec import double_cutoffs, double_params
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
@@ -46,6 +48,37 @@ def _recall_docs(num_rel: pl.Expr, level: float) -> pl.Expr:
     """The recall level as a number of relevant documents, rounded half away from zero."""
     target = pl.lit(level) * num_rel.cast(pl.Float64)
     return target.round(0, mode="half_away_from_zero").clip(-(2.0**62), 2.0**62).cast(pl.Int64)
+
+
+def _recall_docs_sql(q: SqlCtx, rel: int | None, level: float) -> str:
+    """:func:`_recall_docs` as a per-query judgment statistic (an aggregate of R), by alias.
+
+    A whole-valued double (what it is compared with is whole). ``level * R`` is the same
+    double product; rounded half away from zero by its fraction (``v - FLOOR(v)`` is exact),
+    not by ``ROUND``, which rounds half to even in some engines. Negative values (a negative
+    level) may round either way: every ``k < 1`` reads as 1. Capped at 2^62 as the Polars form
+    clips (and an infinite product stays finite). The alias is readable per query and, through
+    :meth:`SqlCtx.row_stat`, on the ranked rows: IPrecAvg's walk reads it many times.
+    """
+    num_rel = f"SUM(CASE WHEN {q.relevant(rel)} THEN 1 ELSE 0 END)"
+    target = f"LEAST({lit(level)} * CAST({num_rel} AS DOUBLE), {lit(2.0**62)})"
+    return q.row_stat(
+        f"FLOOR({target}) + CASE WHEN {target} - FLOOR({target}) >= 0.5 THEN 1.0 ELSE 0.0 END"
+    )
+
+
+def _at_level_sql(q: SqlCtx, rel: int | None, k: str) -> str:
+    """IPrec at ``k`` documents: the best precision at the relevant ranks from the ``k``-th on.
+
+    0 where ``k`` exceeds the relevant documents retrieved (no row qualifies); ``k < 1`` reads
+    as 1 (the best precision of the ranking, 0 when nothing relevant is retrieved).
+    """
+    found = q.found_so_far(rel)
+    return q.hit(
+        f"MAX(CASE WHEN {q.relevant(rel)} AND {found} >= GREATEST({k}, 1.0) "
+        f"THEN CAST({found} AS DOUBLE) / CAST(rank AS DOUBLE) END)",
+        "0.0",
+    )
 
 
 @register
@@ -120,6 +153,10 @@ class IPrec(Measure):
         curve, found, num_rel = _curve(ctx, self.rel)
         k = _recall_docs(num_rel, self.cutoff)
         return curve.list.get(k.clip(1, found + 1) - 1)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return _at_level_sql(q, self.rel, _recall_docs_sql(q, self.rel, self.cutoff))
 
 
 @register
@@ -210,6 +247,24 @@ class IPrecAvg(Measure):
             total = value if total is None else total + value
             previous = k
         return div_const(total, len(self.recall))
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL: :meth:`expr`'s walk over the levels, unrolled."""
+        found = q.num_rel_ret(self.rel)
+        best = _at_level_sql(q, self.rel, "1.0")
+        # flat conjunctions of short aliases: nested, each level would repeat the earlier ones
+        ks = [_recall_docs_sql(q, self.rel, x) for x in reversed(self.recall)]
+        skipped = [" AND ".join(f"{k} > {found}" for k in ks[: i + 1]) for i in range(len(ks))]
+        ok = []  # per level: skipped, or in order after the level before
+        total = []
+        for i, k in enumerate(ks):
+            in_order = f"{k} >= 1" if i == 0 else f"{k} >= 1 AND (({skipped[i - 1]}) OR {k} <= {ks[i - 1]})"
+            ok.append(f"(({skipped[i]}) OR ({in_order}))")
+            total.append(
+                f"CASE WHEN {skipped[i]} THEN 0.0 WHEN {' AND '.join(ok)} "
+                f"THEN {_at_level_sql(q, self.rel, k)} ELSE {best} END"
+            )
+        return f"({' + '.join(total)}) / {lit(float(len(self.recall)))}"
 
 
 register_trec(

@@ -26,11 +26,13 @@ from rankframe._measures._arith import (
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import gains_from_pairs, long_cutoffs, pair_params
 from rankframe._measures.gain_g import ideal_gain_list, ranked, ranked_gain_pairs
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 DCG_VARIANTS = ("log2", "exp-log2")
 
@@ -266,6 +268,11 @@ class nDCG(Measure):  # noqa: N801 - the measure's canonical name
         if self.judged_only:
             return None
         return 0 if dict(self.gains or ()).get(0, 0.0) != 0.0 else 1
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL: DCG over the ideal DCG, both cut at ``k``."""
+        gain = q.gain(self.gains, self.dcg)
+        return div(q.dcg(gain, self.cutoff), q.ideal_dcg(gain, self.cutoff))
 
 
 def _ndcg_trec(pairs: dict[str, float] | None) -> nDCG:

@@ -10,10 +10,12 @@ from rankframe._measures._arith import div_const
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import long_cutoffs
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 @register
@@ -71,6 +73,13 @@ class P(Measure):
         if self.cutoff is None:
             return pl.when(ctx.num_ret > 0).then(hits / ctx.num_ret).otherwise(0.0)
         return div_const(hits, self.cutoff)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        hits = q.num_rel_ret(self.rel, self.cutoff)
+        if self.cutoff is None:
+            return div(hits, q.num_ret())
+        return f"CAST({hits} AS DOUBLE) / {self.cutoff}"
 
 
 register_trec("P", long_cutoffs("P", (5, 10, 15, 20, 30, 100, 200, 500, 1000), lambda k: P(cutoff=k)))

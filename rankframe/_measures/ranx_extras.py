@@ -12,6 +12,7 @@ from rankframe._measures._registry import register
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 def _cutoff_param() -> Param:
@@ -63,6 +64,10 @@ class HitRate(Measure):
         """Return the per-query expression."""
         return (ctx.num_rel_ret(self.rel, self.cutoff) > 0).cast(pl.Float64)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return f"CASE WHEN {q.num_rel_ret(self.rel, self.cutoff)} > 0 THEN 1.0 ELSE 0.0 END"
+
 
 @register
 class Hits(Measure):
@@ -109,6 +114,10 @@ class Hits(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return f"CAST({q.num_rel_ret(self.rel, self.cutoff)} AS DOUBLE)"
 
 
 @register
@@ -165,3 +174,10 @@ class F1(Measure):
         shown = ctx.num_ret if self.cutoff is None else pl.lit(self.cutoff)
         den = shown.cast(pl.Float64) + ctx.num_rel(self.rel).cast(pl.Float64)
         return pl.when(hits > 0).then(2.0 * hits / den).otherwise(0.0)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        hits = f"CAST({q.num_rel_ret(self.rel, self.cutoff)} AS DOUBLE)"
+        shown = q.num_ret() if self.cutoff is None else str(self.cutoff)
+        den = f"(CAST({shown} AS DOUBLE) + CAST({q.num_rel(self.rel)} AS DOUBLE))"
+        return f"CASE WHEN {hits} > 0 THEN 2.0 * {hits} / {den} ELSE 0.0 END"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -11,11 +12,13 @@ from rankframe._measures._arith import fsum, list_ordered_sum, list_sorted
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import lit
 from rankframe._measures._trec import gains_from_pairs, pair_params
 from rankframe._measures.gain_g import NONPOOL, UNJUDGED, trec_gain
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 PERSISTENCE = (lambda p: 0.0 < p < 1.0, "a float strictly between 0 and 1")
 TREC_P = 0.9  # trec_eval's default persistence
@@ -76,6 +79,62 @@ def normalised_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl
     # broadcast depends on the plan; trec_eval divides
     scaled = (raw - low) / (raw * 0.0 + (high - low))
     return pl.when(~at_level).then(0.0).when(rescale).then(scaled).otherwise(raw)
+
+
+def _top_plus_one_sql(q: SqlCtx) -> str:
+    """The query's highest judged grade plus one, on every ranked row: 0 when none is judged.
+
+    (:func:`top_grade` is null there; the statistics joined to the rows read 0 when missing.)
+    """
+    return q.row_stat("MAX(CASE WHEN rel >= 0 THEN rel + 1 END)")
+
+
+def _const(value: float | None) -> str:
+    return "NULL" if value is None else f"CAST({lit(value)} AS DOUBLE)"
+
+
+def normalised_gain_sql(q: SqlCtx, gains: tuple[tuple[int, float], ...]) -> str:
+    """:func:`normalised_gain` as SQL: the row's gain under a map, rescaled per query.
+
+    The levels' bounds depend on the query's top grade ``G`` alone (the map's gains are
+    constants): ``low`` and ``high`` are written out case by case on ``G``.
+    """
+    mapping = dict(gains)
+    keys = set(mapping)
+    top1 = _top_plus_one_sql(q)
+    top = f"CAST({top1} - 1 AS DOUBLE)"
+    mapped = list(mapping.values())
+    min_mapped, max_mapped = (min(mapped), max(mapped)) if mapped else (None, None)
+
+    def bound(pick: Callable[..., float], *values: float | None) -> str:
+        known = [v for v in values if v is not None]
+        return _const(pick(known) if known else None)
+
+    first = _first_free(keys)
+    # low: the first free grade when G reaches it, and the lowest mapped gain
+    low = (
+        f"CASE WHEN {top1} - 1 >= {first} THEN {bound(min, first, min_mapped)} "
+        f"ELSE {bound(min, min_mapped)} END"
+    )
+    # high: G, or the last free grade below a mapped G, and the highest mapped gain
+    cases = [f"WHEN {top1} = 0 THEN {bound(max, max_mapped)}"]
+    for key in sorted(k for k in keys if k >= 0):
+        last = _last_free(keys, key)
+        free = None if last is None else float(last)
+        cases.append(f"WHEN {top1} - 1 = {key} THEN {bound(max, free, max_mapped)}")
+    other = top if max_mapped is None else f"GREATEST({top}, {_const(max_mapped)})"
+    high = f"CASE {' '.join(cases)} ELSE {other} END"
+    rescale = f"({low} < 0 OR {high} > 1)"
+
+    def scaled(raw: str) -> str:
+        # a real division, as the Polars form (IEEE: a degenerate map's 0 / 0 is NaN in both)
+        return f"CASE WHEN {rescale} THEN ({raw} - {low}) / ({high} - {low}) ELSE {raw} END"
+
+    graded = "".join(f" WHEN rel = {g} THEN {_const(v)}" for g, v in mapping.items() if g >= 0)
+    raw = f"CASE{graded} ELSE CAST(rel AS DOUBLE) END" if graded else "CAST(rel AS DOUBLE)"
+    nonpool = scaled(_const(mapping[NONPOOL])) if NONPOOL in keys else "0.0"
+    unjudged = scaled(_const(mapping[UNJUDGED])) if UNJUDGED in keys else "0.0"
+    return f"CASE WHEN rel IS NULL THEN {nonpool} WHEN rel < 0 THEN {unjudged} ELSE {scaled(raw)} END"
 
 
 @register
@@ -186,6 +245,23 @@ class RBP(Measure):
             return self._from_lists(ctx, keep, gain)
         weight = pl.lit(self.p).pow(ctx.rank.filter(keep).cast(pl.Float64) - 1.0)
         return (1.0 - self.p) * fsum(gain * weight)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        if self.gains is not None:
+            gain, keep = normalised_gain_sql(q, self.gains), "TRUE"
+        elif self.rel is not None:  # binary
+            gain, keep = "1.0", q.relevant(self.rel)
+        else:  # grade / G where G > 1
+            top = f"CAST({_top_plus_one_sql(q)} - 1 AS DOUBLE)"
+            grade = "CAST(rel AS DOUBLE)"
+            gain, keep = f"CASE WHEN {top} > 1.0 THEN {grade} / {top} ELSE {grade} END", "rel > 0"
+        weight = f"POWER({_const(self.p)}, CAST(rank AS DOUBLE) - 1.0)"
+        total = q.hit(
+            f"SUM(CASE WHEN {q.within(self.cutoff)} AND {keep} THEN {gain} * {weight} ELSE 0.0 END)",
+            "0.0",
+        )
+        return f"{_const(1.0 - self.p)} * {total}"
 
     def _from_lists(self, ctx: Ctx, keep: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:meth:`expr` in the planner: per-query lists, then list arithmetic after the group_by.

@@ -10,10 +10,12 @@ from rankframe._measures._arith import safe_div
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import long_cutoffs
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 @register
@@ -62,6 +64,10 @@ class R(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return safe_div(ctx.expected_hits(self.rel, self.cutoff), ctx.num_rel(self.rel))
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return div(q.num_rel_ret(self.rel, self.cutoff), q.num_rel(self.rel))
 
 
 register_trec(

@@ -15,10 +15,12 @@ from rankframe._measures._arith import list_count_at_most, safe_div
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import JUDGED_ONLY, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import double_cutoffs, single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 @register
@@ -76,6 +78,12 @@ class Rprec(Measure):
             return safe_div(list_count_at_most(ctx.hit_rank_lists(self.rel)[0], num_rel), num_rel)
         at_r = (ctx.rank <= ctx.num_rel(self.rel)).fill_null(False)
         return safe_div((ctx.relevant(self.rel) & at_r).sum(), ctx.num_rel(self.rel))
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        num_rel = q.row_stat(f"SUM(CASE WHEN {q.relevant(self.rel)} THEN 1 ELSE 0 END)")
+        hits = q.hit(f"SUM(CASE WHEN {q.relevant(self.rel)} AND rank <= {num_rel} THEN 1 ELSE 0 END)")
+        return div(hits, q.num_rel(self.rel))
 
 
 @register

@@ -13,6 +13,7 @@ from rankframe._measures._trec import single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 @register
@@ -61,6 +62,12 @@ class RR(Measure):
             hit = hit & (ctx.rank <= self.cutoff).fill_null(False)
         first = ctx.rank.filter(hit).min()
         return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        within = q.within(self.cutoff)
+        first = q.hit(f"MIN(CASE WHEN {q.relevant(self.rel)} AND {within} THEN rank END)", None)
+        return f"COALESCE(1.0 / {first}, 0.0)"
 
 
 register_trec("recip_rank", single("recip_rank", lambda: RR()))

@@ -15,10 +15,12 @@ import polars as pl
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import JUDGED_ONLY, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import lit
 from rankframe._measures._trec import double_params, single
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 def _counts(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -35,6 +37,20 @@ def _relative_p(ctx: Ctx, rel: int | None) -> pl.Expr:
     return pl.when((ret > 0) & (num_rel > 0)).then(
         rel_ret / pl.min_horizontal(ret, num_rel)
     ).otherwise(0.0)
+
+
+def _counts_sql(q: SqlCtx, rel: int | None) -> tuple[str, str, str]:
+    """:func:`_counts` as SQL doubles."""
+    return (
+        f"CAST({q.num_rel_ret(rel)} AS DOUBLE)",
+        f"CAST({q.num_ret()} AS DOUBLE)",
+        f"CAST({q.num_rel(rel)} AS DOUBLE)",
+    )
+
+
+def _relative_p_sql(q: SqlCtx, rel: int | None) -> str:
+    rel_ret, ret, num_rel = _counts_sql(q, rel)
+    return f"CASE WHEN {ret} > 0 AND {num_rel} > 0 THEN {rel_ret} / LEAST({ret}, {num_rel}) ELSE 0.0 END"
 
 
 _REL = Param("rel", "int", None)
@@ -92,6 +108,13 @@ class SetP(Measure):
         rel_ret, ret, _ = _counts(ctx, self.rel)
         return pl.when(ret > 0).then(rel_ret / ret).otherwise(0.0)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        if self.relative:
+            return _relative_p_sql(q, self.rel)
+        rel_ret, ret, _ = _counts_sql(q, self.rel)
+        return f"CASE WHEN {ret} > 0 THEN {rel_ret} / {ret} ELSE 0.0 END"
+
 
 @register
 class SetRelP(Measure):
@@ -137,6 +160,10 @@ class SetRelP(Measure):
         """Return the per-query expression."""
         return _relative_p(ctx, self.rel)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return _relative_p_sql(q, self.rel)
+
 
 @register
 class SetR(Measure):
@@ -181,6 +208,11 @@ class SetR(Measure):
         """Return the per-query expression."""
         rel_ret, _, num_rel = _counts(ctx, self.rel)
         return pl.when(num_rel > 0).then(rel_ret / num_rel).otherwise(0.0)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        rel_ret, _, num_rel = _counts_sql(q, self.rel)
+        return f"CASE WHEN {num_rel} > 0 THEN {rel_ret} / {num_rel} ELSE 0.0 END"
 
 
 @register
@@ -231,6 +263,14 @@ class SetAP(Measure):
         return pl.when((ret > 0) & (num_rel > 0)).then(
             (rel_ret * rel_ret) / (ret * num_rel)
         ).otherwise(0.0)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        rel_ret, ret, num_rel = _counts_sql(q, self.rel)
+        return (
+            f"CASE WHEN {ret} > 0 AND {num_rel} > 0 "
+            f"THEN ({rel_ret} * {rel_ret}) / ({ret} * {num_rel}) ELSE 0.0 END"
+        )
 
 
 @register
@@ -291,6 +331,14 @@ class SetF(Measure):
         f = (self.beta + 1.0) * p * r / (self.beta * p + r)
         return pl.when(rel_ret > 0).then(f).otherwise(0.0)
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        # a negative beta may divide by 0: inf or NaN in Polars, and in DuckDB's IEEE division
+        rel_ret, ret, num_rel = _counts_sql(q, self.rel)
+        p, r = f"({rel_ret} / {ret})", f"({rel_ret} / {num_rel})"
+        f = f"{lit(self.beta + 1.0)} * {p} * {r} / ({lit(self.beta)} * {p} + {r})"
+        return f"CASE WHEN {rel_ret} > 0 THEN {f} ELSE 0.0 END"
+
 
 @register
 class NumNonRelJudgedRet(Measure):
@@ -330,6 +378,11 @@ class NumNonRelJudgedRet(Measure):
         """Return the per-query expression."""
         nonrel = ctx.judged & ~ctx.relevant(self.rel) & ctx.retrieved
         return nonrel.sum().cast(pl.Float64)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        nonrel = q.hit(f"SUM(CASE WHEN rel >= 0 AND NOT ({q.relevant(self.rel)}) THEN 1 ELSE 0 END)")
+        return f"CAST({nonrel} AS DOUBLE)"
 
 
 def _set_f(params: tuple[float, ...] | None) -> SetF:

@@ -14,6 +14,7 @@ from rankframe._measures._trec import long_cutoffs
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 @register
@@ -72,6 +73,10 @@ class Success(Measure):
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
         return (ctx.num_rel_ret(self.rel, self.cutoff) > 0).cast(pl.Float64)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        return f"CASE WHEN {q.num_rel_ret(self.rel, self.cutoff)} > 0 THEN 1.0 ELSE 0.0 END"
 
 
 register_trec("success", long_cutoffs("success", (1, 5, 10), lambda k: Success(cutoff=k)))

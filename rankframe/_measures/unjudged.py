@@ -10,10 +10,12 @@ from rankframe._measures._arith import div_const, safe_div
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import ANY_GRADE, POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
+from rankframe._measures._sql import div
 from rankframe._measures._trec import long_cutoffs
 
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
+    from rankframe._measures._sql import SqlCtx
 
 
 def _top(ctx: Ctx, cutoff: int | None) -> pl.Expr:
@@ -76,6 +78,12 @@ class Judged(Measure):
         judged = (_top(ctx, self.cutoff) & ctx.rel.is_not_null()).sum()
         return safe_div(judged, _shown(ctx, self.cutoff))
 
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        judged = q.hit(f"SUM(CASE WHEN rel IS NOT NULL AND {q.within(self.cutoff)} THEN 1 ELSE 0 END)")
+        shown = q.num_ret() if self.cutoff is None else f"LEAST({q.num_ret()}, {self.cutoff})"
+        return div(judged, shown)
+
 
 @register
 class Unjudged(Measure):
@@ -129,6 +137,14 @@ class Unjudged(Measure):
         if self.cutoff is None:
             return safe_div(unjudged, ctx.num_ret)
         return div_const(unjudged, self.cutoff)
+
+    def sql(self, q: SqlCtx) -> str:
+        """Return the per-query value as SQL."""
+        judged = q.hit(f"SUM(CASE WHEN rel >= 0 AND {q.within(self.cutoff)} THEN 1 ELSE 0 END)")
+        shown = q.num_ret() if self.cutoff is None else f"LEAST({q.num_ret()}, {self.cutoff})"
+        if self.cutoff is None:
+            return div(f"{shown} - {judged}", q.num_ret())
+        return f"CAST({shown} - {judged} AS DOUBLE) / {self.cutoff}"
 
 
 register_trec("unj", long_cutoffs("unj", (5, 10, 20), lambda k: Unjudged(cutoff=k)))

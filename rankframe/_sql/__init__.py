@@ -1,0 +1,1 @@
+"""rankframe's measures compiled to SQL: the query builder and the dialects (DESIGN.md §6)."""

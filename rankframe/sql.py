@@ -1,0 +1,112 @@
+"""rankframe's evaluation as SQL: one query, in your engine's dialect.
+
+:func:`query` writes the SELECT statement that evaluates measures over a qrels table and a run
+table where they live (DuckDB, Spark SQL and Databricks, BigQuery, Snowflake, Trino,
+PostgreSQL, ClickHouse): the same query set, ties, cutoffs and aggregation as
+:func:`rankframe.evaluate`, to 1e-12 relative (SQL engines add in no fixed order).
+
+The query trusts its input: it does not look for duplicate documents, non-finite scores or
+non-integer grades, which ``evaluate`` refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from rankframe._measures._names import parse_measures
+from rankframe._sql.build import build
+from rankframe._sql.build import compiles as _compiles
+from rankframe._sql.dialects import DIALECTS, check_dialect, transpile
+
+if TYPE_CHECKING:
+    from rankframe._measures import Measure
+
+__all__ = ["DIALECTS", "compiles", "query"]
+
+
+def compiles(measure: str | Measure) -> bool:
+    """Whether a measure (a name, or each measure a name such as ``official`` stands for) has a SQL form.
+
+    Examples
+    --------
+    >>> import rankframe as rf
+    >>> rf.sql.compiles("nDCG@10"), rf.sql.compiles("RelString")
+    (True, False)
+    """
+    return all(_compiles(m) for m in parse_measures(measure))
+
+
+def query(
+    measures: str | Measure | Iterable[str | Measure],
+    *,
+    qrels: str = "qrels",
+    run: str = "run",
+    dialect: str = "duckdb",
+    per_query: bool = False,
+    complete: bool = False,
+    depth: int | None = None,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> str:
+    """Return one SELECT statement that evaluates ``measures`` over two tables.
+
+    Parameters
+    ----------
+    measures
+        Measure names (``"nDCG@10"``, ``"official"``...) or objects, as for
+        :func:`rankframe.evaluate`. A measure without a SQL form raises
+        :class:`~rankframe.MeasureError` naming the families that have one.
+    qrels, run
+        What the query reads: a table or view name (``db.schema.table``), or a parenthesised
+        subquery. Columns ``query_id, doc_id, relevance`` and ``query_id, doc_id, score``.
+    dialect
+        One of :data:`DIALECTS` (sqlglot's names).
+    per_query
+        Rows ``query_id, measure, value``; else ``measure, value`` aggregated as
+        ``evaluate`` aggregates (means; sums for counts; geometric means for ``GMAP``).
+    complete, depth, relevance_level, judged_only
+        As for :func:`rankframe.evaluate` (trec_eval's ``-c``, ``-M``, ``-l``, ``-J``).
+    qrels_columns, run_columns
+        Your column names, by canonical name: ``{"query_id": "qid", "relevance": "label"}``.
+
+    Returns
+    -------
+    str
+        The query: named CTEs (``ranked``, ``judged``, ``hits``, ``judgments``, ``ideal*``,
+        ``queries``, ``per_query``), one line per measure.
+
+    Notes
+    -----
+    Documents are ranked by ``ROW_NUMBER()`` over score descending, then doc id descending in
+    byte order, as trec_eval orders them (``"9"`` above ``"10"``); see
+    ``rankframe._sql.dialects`` for how each dialect is held to byte order. Ids are read as
+    strings.
+
+    Examples
+    --------
+    >>> import duckdb, polars as pl
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "relevance": [1, 0]})
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    >>> sql = rf.sql.query(["nDCG@10", "RR"], qrels="qrels", run="run")
+    >>> {m: round(v, 4) for m, v in duckdb.sql(sql).fetchall()}
+    {'nDCG@10': 0.6309, 'RR': 0.5}
+    """
+    name = check_dialect(dialect)
+    parsed = parse_measures(measures)
+    text = build(
+        parsed,
+        qrels=qrels,
+        run=run,
+        per_query=per_query,
+        complete=complete,
+        depth=depth,
+        relevance_level=relevance_level,
+        judged_only=judged_only,
+        qrels_columns=qrels_columns,
+        run_columns=run_columns,
+    )
+    return transpile(text, name)
