@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 from rankframe import sql as rsql
+from tests.test_edge_matrix import judged_runs
 
 duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra")
 sqlglot = pytest.importorskip("sqlglot")
@@ -40,33 +41,6 @@ COMPILED = [
     "HitRate@3", "F1@3", "F1", "ERR@3", "ERR", "RBP", "RBP(p=0.5)@3", "RBP(rel=2)",
     "RBP(gains={1: 3.0, 2: -1.0})", "RBP(gains={0: 0.5})@5", "infAP", "infAP(rel=2)",
 ]
-DOCS = ("1", "2", "9", "10", "a", "b", "B", "c10", "c9")
-QUERIES = ("q1", "q2", "10", "9")
-SCORES = (-1.0, 0.0, 0.5, 1.0, 1.0, 2.0, 3.25)
-
-
-@st.composite
-def inputs(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, dict[str, Any]]:
-    qrels, run = [], []
-    for qid in draw(st.lists(st.sampled_from(QUERIES), min_size=1, max_size=4, unique=True)):
-        judged = draw(st.lists(st.sampled_from(DOCS), min_size=0, max_size=6, unique=True))
-        qrels += [(qid, d, draw(st.sampled_from((-1, 0, 1, 2, 3)))) for d in judged]
-        docs = draw(st.lists(st.sampled_from(DOCS), min_size=0, max_size=7, unique=True))
-        run += [(qid, d, draw(st.sampled_from(SCORES))) for d in docs]
-    ids = {"query_id": pl.String, "doc_id": pl.String}
-    options = {
-        "complete": draw(st.booleans()),
-        "relevance_level": draw(st.sampled_from((1, 2))),
-        "depth": draw(st.sampled_from((None, None, 1, 3))),
-        "judged_only": draw(st.booleans()),
-    }
-    return (
-        pl.DataFrame(qrels, schema={**ids, "relevance": pl.Int64}, orient="row"),
-        pl.DataFrame(run, schema={**ids, "score": pl.Float64}, orient="row"),
-        options,
-    )
-
-
 _CON: list[Any] = []  # one connection for the module (a new one per example costs)
 
 
@@ -101,9 +75,12 @@ def assert_same(want: pl.DataFrame, got: pl.DataFrame, keys: list[str]) -> None:
 
 
 @settings(max_examples=max(settings.default.max_examples, 30))
-@given(data=inputs())
-def test_compiled_query_equals_evaluate(data: tuple) -> None:
+@given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
+def test_compiled_query_equals_evaluate(data: tuple, depth: int | None) -> None:
+    # the edge-matrix frames: ties among "9"/"10"/"b"/"B", grades -1..3 and unjudged, queries
+    # on one side only; complete, relevance_level and judged_only drawn there
     qrels, run, options = data
+    options = {**options, "depth": depth}
     for per_query in (True, False):
         want = _evaluate(qrels, run, COMPILED, per_query=per_query, **options)
         got = _duckdb(qrels, run, rsql.query(COMPILED, per_query=per_query, **options))

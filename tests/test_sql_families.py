@@ -17,7 +17,8 @@ import pytest
 import rankframe as rf
 import rankframe.sql as rf_sql
 
-duckdb = pytest.importorskip("duckdb")
+pytest.importorskip("duckdb")
+from tests.test_sql import _duckdb as run_in_duckdb  # noqa: E402 - after the skip
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 
@@ -44,11 +45,7 @@ MEASURES = [
 
 def _compare(qrels: pl.DataFrame, run: pl.DataFrame, measures: list[str], **options: object) -> int:
     """Run the compiled query in DuckDB; assert evaluate's rows and values. Returns the rows."""
-    con = duckdb.connect()
-    con.register("qrels", qrels.to_arrow())
-    con.register("run", run.to_arrow())
-    text = rf_sql.query(measures, per_query=True, **options)
-    got = con.sql(text).pl()
+    got = run_in_duckdb(qrels, run, rf_sql.query(measures, per_query=True, **options))
     want = rf.evaluate(qrels, run, measures, per_query=True, **options)
     key = ["query_id", "measure"]
     assert got.select(key).sort(key).rows() == want.select(key).sort(key).rows()
@@ -79,11 +76,7 @@ def test_sample_run_aggregated(sample: tuple[pl.DataFrame, pl.DataFrame], depth:
                                level: int) -> None:
     qrels, run = sample
     measures = ["official", "GMBpref", "IPrecAvg", "SetF", "F1@10", "ERR@20", "RBP", "infAP"]
-    con = duckdb.connect()
-    con.register("qrels", qrels.to_arrow())
-    con.register("run", run.to_arrow())
-    text = rf_sql.query(measures, depth=depth, relevance_level=level)
-    got = dict(con.sql(text).fetchall())
+    got = dict(run_in_duckdb(qrels, run, rf_sql.query(measures, depth=depth, relevance_level=level)).rows())
     want = rf.evaluate(qrels, run, measures, depth=depth, relevance_level=level)
     assert set(got) == set(want["measure"])
     for name, value in want.rows():

@@ -45,6 +45,24 @@ def describe(source: Source, role: str) -> str:
     return f"the {role} {kind}"
 
 
+def check_mapping(mapping: Mapping[str, str] | None, where: str) -> dict[str, str]:
+    """A column mapping (canonical name -> your column) as a dict; unknown keys raise.
+
+    ``where`` names the mapping in the message (``"the qrels column mapping"``,
+    ``"qrels_columns"``).
+    """
+    mapping = dict(mapping or {})
+    unknown = [k for k in mapping if k not in DEFAULT_NAMES]
+    if unknown:
+        msg = (
+            f"Unknown canonical column {unknown[0]!r} in {where}; the keys are canonical names "
+            f"({', '.join(map(repr, DEFAULT_NAMES))}) and the values your column names, "
+            f"e.g. {{'query_id': 'qid'}}."
+        )
+        raise InputError(msg)
+    return mapping
+
+
 def column_renames(
     names: Sequence[str],
     needed: tuple[str, ...],
@@ -58,15 +76,7 @@ def column_renames(
     columns already named like a canonical column that another column is renamed to (dropped).
     Raises :class:`InputError` naming the missing columns and the available ones.
     """
-    mapping = dict(mapping or {})
-    unknown = [k for k in mapping if k not in DEFAULT_NAMES]
-    if unknown:
-        msg = (
-            f"Unknown canonical column {unknown[0]!r} in the {kind} column mapping; the keys are "
-            f"canonical names ({', '.join(map(repr, DEFAULT_NAMES))}) and the values your column "
-            f"names, e.g. {{'query_id': 'qid'}}."
-        )
-        raise InputError(msg)
+    mapping = check_mapping(mapping, f"the {kind} column mapping")
     rename: dict[str, str] = {}
     missing: list[str] = []
     for canon in needed:

@@ -131,14 +131,21 @@ def log2p1(n: pl.Expr) -> pl.Expr:
     return c_log2(n.cast(pl.Float64) + 1.0)
 
 
-def div_const(num: pl.Expr, k: float) -> pl.Expr:
-    """``num / k`` for a constant ``k``, correctly rounded (IEEE division, as trec_eval divides).
+def true_div(num: pl.Expr, den: pl.Expr | float) -> pl.Expr:
+    """``num / den`` correctly rounded (IEEE division, as trec_eval divides) per row.
 
-    Polars divides a column by a scalar as a multiplication by ``1 / k`` when a chunk holds two
-    or more values: 3 / 10 then gives 0.30000000000000004 (not 0.3), and the last bit depends
-    on how the rows were chunked. Dividing by a column of ``k`` divides for real.
+    Polars divides a column by a broadcast value (a constant, a per-query scalar) as a
+    multiplication by its reciprocal when a chunk holds two or more values: 3 / 10 then gives
+    0.30000000000000004 (not 0.3), 1.5 / 2.5 gives 0.6000000000000001, and the last bit depends
+    on the plan and how the rows were chunked. Dividing by a column of ``den`` divides for real.
+    ``num`` is a float column, or a list column of floats (the division then runs per element).
     """
-    return num.cast(pl.Float64) / (num.cast(pl.Float64) * 0.0 + float(k))
+    return num / (num * 0.0 + den)
+
+
+def div_const(num: pl.Expr, k: float) -> pl.Expr:
+    """``num / k`` for a constant ``k``, correctly rounded (see :func:`true_div`)."""
+    return true_div(num.cast(pl.Float64), float(k))
 
 
 def unrolled_sum(term: Callable[[int], pl.Expr], n: int) -> pl.Expr:

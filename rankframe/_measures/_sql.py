@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-#: trec_eval's floor for geometric means (``MIN_GEO_MEAN``).
+#: The SQL type of every value (sqlglot writes FLOAT64, DOUBLE PRECISION... per dialect).
 _FLOAT = "DOUBLE"
 
 

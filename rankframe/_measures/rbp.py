@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from rankframe._errors import MeasureError
-from rankframe._measures._arith import fsum, list_ordered_sum, list_sorted
+from rankframe._measures._arith import fsum, list_ordered_sum, list_sorted, true_div
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
@@ -74,10 +74,7 @@ def normalised_gain(ctx: Ctx, gains: tuple[tuple[int, float], ...] | None) -> pl
         .when(ctx.rel < 0).then(pl.lit(UNJUDGED in keys))
         .otherwise(pl.lit(True))
     )
-    # a real division per row: Polars divides a column by a broadcast value as a product with
-    # its reciprocal (a last bit off, 0.6000000000000001 for 1.5 / 2.5), and which operand is
-    # broadcast depends on the plan; trec_eval divides
-    scaled = (raw - low) / (raw * 0.0 + (high - low))
+    scaled = true_div(raw - low, high - low)  # a real division per row, as trec_eval's
     return pl.when(~at_level).then(0.0).when(rescale).then(scaled).otherwise(raw)
 
 
@@ -233,7 +230,7 @@ class RBP(Measure):
                 keep = keep & (ctx.rel > 0).fill_null(False)
                 grade = ctx.rel.filter(keep).cast(pl.Float64)
                 top = top_grade(ctx).cast(pl.Float64)
-                gain = pl.when(top > 1.0).then(grade / (grade * 0.0 + top)).otherwise(grade)
+                gain = pl.when(top > 1.0).then(true_div(grade, top)).otherwise(grade)
         else:
             gain = normalised_gain(ctx, self.gains).filter(keep)
         if ctx.partials is not None:
@@ -283,7 +280,7 @@ class RBP(Measure):
         gains = pairs.list.eval(pl.element().struct.field("g"))
         if self.gains is None:  # grades over the query's top grade when it is above 1
             top = ctx.partial(f"{key}_top", top_grade(ctx).cast(pl.Float64))
-            gains = pl.when(top > 1.0).then(gains / (gains * 0.0 + top)).otherwise(gains)
+            gains = pl.when(top > 1.0).then(true_div(gains, top)).otherwise(gains)
         terms = gains * _weights(ranks, self.p)
         return (1.0 - self.p) * list_ordered_sum(list_sorted(terms))
 

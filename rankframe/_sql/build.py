@@ -21,12 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rankframe._errors import InputError, MeasureError
-from rankframe._io.columns import DEFAULT_NAMES
-from rankframe._measures import MIN_GEO_MEAN, Measure
+from rankframe._errors import MeasureError
+from rankframe._io.columns import REL, D, Q, S, check_mapping
+from rankframe._measures import MIN_GEO_MEAN, REGISTRY, Measure
 from rankframe._measures._sql import SqlCtx, lit
-
-Q, D, S, REL = "query_id", "doc_id", "score", "relevance"
 
 
 def quote(name: str) -> str:
@@ -35,24 +33,22 @@ def quote(name: str) -> str:
 
 
 def _columns(mapping: Mapping[str, str] | None, needed: tuple[str, ...], kind: str) -> dict[str, str]:
-    mapping = dict(mapping or {})
-    unknown = [k for k in mapping if k not in DEFAULT_NAMES]
-    if unknown:
-        msg = (
-            f"Unknown canonical column {unknown[0]!r} in {kind}_columns; the keys are canonical "
-            f"names ({', '.join(map(repr, needed))}) and the values the table's column names, "
-            "e.g. {'query_id': 'qid'}."
-        )
-        raise InputError(msg)
+    mapping = check_mapping(mapping, f"{kind}_columns")
     return {c: mapping.get(c, c) for c in needed}
+
+
+def _sql_of(measure: Measure, q: SqlCtx) -> str:
+    """The measure's per-query SQL; NotImplementedError where it has none."""
+    if measure.params.get("judged_only"):  # its own re-ranking: not compiled (evaluate's is)
+        msg = f"{measure!r}: per-measure judged_only has no SQL form"
+        raise NotImplementedError(msg)
+    return measure.sql(q)
 
 
 def compiles(measure: Measure) -> bool:
     """Whether ``measure`` has a SQL form (its family's, for these parameters)."""
-    if measure.params.get("judged_only"):
-        return False
     try:
-        measure.sql(SqlCtx())
+        _sql_of(measure, SqlCtx())
     except NotImplementedError:
         return False
     return True
@@ -62,14 +58,10 @@ def _per_query_sql(measures: Sequence[Measure], q: SqlCtx) -> list[str]:
     values, failed = [], []
     for m in measures:
         try:
-            if m.params.get("judged_only"):
-                raise NotImplementedError  # noqa: TRY301 - the same path as a family without SQL
-            values.append(m.sql(q))
+            values.append(_sql_of(m, q))
         except NotImplementedError:
             failed.append(repr(m))
     if failed:
-        from rankframe._measures import REGISTRY
-
         families = sorted(name for name, cls in REGISTRY.items() if cls.sql is not Measure.sql)
         msg = (
             f"No SQL form for {', '.join(failed)}. The families that compile to SQL: "

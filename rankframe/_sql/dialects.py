@@ -26,15 +26,6 @@ _HAS_LOG2 = {"duckdb", "spark", "databricks", "trino", "clickhouse"}
 _COLLATION = {"postgres": ("C", True), "snowflake": ("utf8", False)}
 
 
-def _sqlglot() -> Any:
-    try:
-        import sqlglot
-    except ImportError as e:  # pragma: no cover - a core dependency
-        msg = "rankframe.sql needs sqlglot: pip install sqlglot"
-        raise ImportError(msg) from e
-    return sqlglot
-
-
 def check_dialect(dialect: str) -> str:
     """Return ``dialect`` lower-cased, or raise naming the dialects rankframe writes."""
     name = dialect.lower()
@@ -46,7 +37,7 @@ def check_dialect(dialect: str) -> str:
 
 def transpile(text: str, dialect: str) -> str:
     """``text`` (DuckDB's dialect) as a readable query in ``dialect``."""
-    sqlglot = _sqlglot()
+    import sqlglot  # on first use: not with `import rankframe`
     from sqlglot import exp
 
     try:
