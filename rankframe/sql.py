@@ -11,7 +11,7 @@ non-integer grades, which ``evaluate`` refuses.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from rankframe._measures._names import parse_measures
@@ -44,6 +44,8 @@ def query(
     run: str = "run",
     dialect: str = "duckdb",
     per_query: bool = False,
+    by: Sequence[str] = (),
+    qrels_by: Sequence[str] = (),
     complete: bool = False,
     depth: int | None = None,
     relevance_level: int = 1,
@@ -67,6 +69,14 @@ def query(
     per_query
         Rows ``query_id, measure, value``; else ``measure, value`` aggregated as
         ``evaluate`` aggregates (means; sums for counts; geometric means for ``GMAP``).
+    by
+        Breakdown columns of the run (``["locale"]``): the result has them first, and each
+        group is evaluated and aggregated on its own, as ``evaluate(..., by=...)`` does.
+        ``"run"`` is the run name of stacked runs (each run is owed every judged query).
+    qrels_by
+        Those of ``by`` that the qrels carry too (judgments by locale): each group's judgments
+        and query set then come from them. The query cannot look at your tables' columns:
+        name them here as ``evaluate`` finds them in the qrels frame.
     complete, depth, relevance_level, judged_only
         As for :func:`rankframe.evaluate` (trec_eval's ``-c``, ``-M``, ``-l``, ``-J``).
     qrels_columns, run_columns
@@ -102,6 +112,8 @@ def query(
         qrels=qrels,
         run=run,
         per_query=per_query,
+        by=by,
+        qrels_by=qrels_by,
         complete=complete,
         depth=depth,
         relevance_level=relevance_level,

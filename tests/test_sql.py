@@ -87,6 +87,70 @@ def test_compiled_query_equals_evaluate(data: tuple, depth: int | None) -> None:
         assert_same(want, got, ["query_id", "measure"] if per_query else ["measure"])
 
 
+BREAKDOWN_MEASURES = [
+    "P@2", "R@3", "AP", "GMAP", "RR", "nDCG@3", "Rprec", "Bpref", "IPrec@0.5", "NumQ", "NumRet",
+    "NumRel", "NumRelRet", "Judged@3", "SetF", "ERR@3", "RBP", "infAP",
+]
+
+
+LAYOUTS = {  # by, qrels_by
+    "run alone": (["locale"], []),
+    "qrels too": (["locale"], ["locale"]),
+    "run name": (["run", "locale"], []),
+    "run name, qrels too": (["run", "locale"], ["locale"]),
+    "qrels and run alone": (["locale", "device"], ["locale"]),
+}
+
+
+@settings(max_examples=max(settings.default.max_examples, 40))
+@given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
+def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.DataObject) -> None:
+    # by=: breakdowns of the run alone (a group's queries are those it holds), ones the qrels
+    # carry too (each group's judgments and query set), the run name of stacked runs (each run
+    # owes every judged query), and mixes; a null breakdown value is a group of its own
+    qrels, run, options = data
+    options = {k: v for k, v in options.items() if k != "judged_only"}
+    by, qrels_by = LAYOUTS[layout]
+
+    def column(n: int, *values: str | None) -> pl.Series:
+        drawn = labels.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
+        return pl.Series(drawn, dtype=pl.String)
+
+    values = {"locale": ("en", "de", None), "device": ("mobile", None), "run": ("a", "b")}
+    run = run.with_columns(**{c: column(run.height, *values[c]) for c in by})
+    qrels = qrels.with_columns(**{c: column(qrels.height, "en", "de") for c in qrels_by})
+    for per_query in (True, False):
+        want = _evaluate(qrels, run, BREAKDOWN_MEASURES, per_query=per_query, by=by, **options)
+        text = rsql.query(BREAKDOWN_MEASURES, per_query=per_query, by=by, qrels_by=qrels_by, **options)
+        got = _duckdb(qrels, run, text)
+        assert got.columns[: len(by)] == by
+        assert_same(want, got, [*by, "query_id", "measure"] if per_query else [*by, "measure"])
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("complete", [False, True])
+def test_breakdown_query_sets(layout: str, complete: bool) -> None:
+    # the corners of the rule, each present: a qrels locale no run row has ("fr"), a judged
+    # query no group holds ("q3"), a null breakdown value, a run query without judgments
+    by, qrels_by = LAYOUTS[layout]
+    qrels = pl.DataFrame({
+        "query_id": ["q1", "q1", "q2", "q3", "q1"], "doc_id": ["a", "b", "c", "d", "e"],
+        "relevance": [1, 2, 1, 1, 1], "locale": ["en", "de", "en", "en", "fr"],
+    })
+    run = pl.DataFrame({
+        "query_id": ["q1", "q1", "q2", "q2", "q4"], "doc_id": ["a", "b", "c", "a", "a"],
+        "score": [1.0, 2.0, 1.0, 1.0, 3.0], "locale": ["en", "de", None, "en", "en"],
+        "device": ["mobile", None, "mobile", "mobile", None], "run": ["a", "b", "a", "a", "b"],
+    }).select("query_id", "doc_id", "score", *by)
+    qrels = qrels.select("query_id", "doc_id", "relevance", *qrels_by)
+    for per_query in (True, False):
+        want = _evaluate(qrels, run, BREAKDOWN_MEASURES, per_query=per_query, by=by, complete=complete)
+        options = {"by": by, "qrels_by": qrels_by, "complete": complete}
+        text = rsql.query(BREAKDOWN_MEASURES, per_query=per_query, **options)
+        keys = [*by, "query_id", "measure"] if per_query else [*by, "measure"]
+        assert_same(want, _duckdb(qrels, run, text), keys)
+
+
 @pytest.mark.parametrize("options", [{}, {"complete": True, "depth": 20}, {"relevance_level": 2}])
 def test_compiled_query_on_the_sample(options: dict[str, Any]) -> None:
     qrels = rf.read_qrels(DATA / "qrels.dl19-passage.txt").collect()
@@ -125,7 +189,9 @@ def test_column_mapping_and_subqueries() -> None:
 
 @pytest.mark.parametrize("dialect", rsql.DIALECTS)
 def test_every_dialect_parses_back(dialect: str) -> None:
-    text = rsql.query(COMPILED, dialect=dialect, complete=True)
+    # complete with breakdowns of every kind: the query set's UNION and null-safe joins too
+    by = {"by": ["run", "locale", "device"], "qrels_by": ["locale"]}
+    text = rsql.query(COMPILED, dialect=dialect, complete=True, **by)
     tree = sqlglot.parse_one(text, read=dialect)
     assert {c.alias for c in tree.find_all(sqlglot.exp.CTE)} >= {"ranked", "judged", "hits", "per_query"}
     if dialect == "postgres":
@@ -152,3 +218,24 @@ def test_bad_arguments() -> None:
         rsql.query(["AP"], qrels_columns={"qid": "q"})
     with pytest.raises(rf.InputError, match="does not parse; check the qrels= and run= arguments"):
         rsql.query(["AP"], run="(SELECT FROM")
+    with pytest.raises(rf.InputError, match=r"qrels_by names 'locale', which is not in by=\[\]"):
+        rsql.query(["AP"], qrels_by=["locale"])
+    with pytest.raises(rf.InputError, match="The breakdown column 'query_id' .* is a column of the result"):
+        rsql.query(["AP"], by=["query_id"])
+    with pytest.raises(rf.InputError, match=r"by= takes distinct column names, e.g. by=\['locale'\]; got"):
+        rsql.query(["AP"], by="locale")
+
+
+def test_breakdown_names_that_are_keywords_or_internal() -> None:
+    # "date" is a keyword, "pos" and "h0" columns of the CTEs: kept apart, named in the result
+    qrels = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1, 2]})
+    run = pl.DataFrame({
+        "query_id": ["q"] * 4, "doc_id": ["a", "b", "a", "b"], "score": [1.0, 2.0, 2.0, 1.0],
+        "date": ["d1", "d1", "d2", "d2"], "pos": [1, 1, 1, 2], "h0": ["x"] * 4,
+    })
+    by = ["date", "pos", "h0"]
+    for per_query in (True, False):
+        want = _evaluate(qrels, run, ["nDCG@1", "AP"], per_query=per_query, by=by)
+        got = _duckdb(qrels, run, rsql.query(["nDCG@1", "AP"], per_query=per_query, by=by))
+        assert got.columns[:3] == by
+        assert_same(want, got, [*by, "query_id", "measure"] if per_query else [*by, "measure"])

@@ -19,9 +19,10 @@ The CTEs, in order (DESIGN.md §6):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
-from rankframe._errors import MeasureError
+from rankframe._errors import InputError, MeasureError
 from rankframe._io.columns import REL, D, Q, S, check_mapping
 from rankframe._measures import MIN_GEO_MEAN, REGISTRY, Measure
 from rankframe._measures._sql import SqlCtx, lit
@@ -85,12 +86,57 @@ def _aggregate(m: Measure, column: str) -> str:
     return f"AVG({column})"
 
 
+def _on(left: str, right: str, keys: Sequence[str], *rest: str) -> str:
+    """Join condition: breakdown keys null-safe (a null locale is a group), ids by equality."""
+    parts = [f"{left}.{k} IS NOT DISTINCT FROM {right}.{k}" for k in keys]
+    parts += [f"{left}.{c} = {right}.{c}" for c in rest]
+    return " AND ".join(parts)
+
+
+def _cols(alias: str, keys: Sequence[str], *rest: str) -> str:
+    return ", ".join(f"{alias}.{c}" if alias else c for c in [*keys, *rest])
+
+
+def _breakdowns(by: Sequence[str], qrels_by: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The breakdown columns and those the qrels carry too, checked."""
+    for name, cols in (("by", by), ("qrels_by", qrels_by)):
+        if isinstance(cols, str) or len(set(cols)) != len(cols):
+            msg = f"{name}= takes distinct column names, e.g. {name}=['locale']; got {cols!r}."
+            raise InputError(msg)
+    reserved = [c for c in by if c in (Q, D, S, REL, "measure", "value")]
+    if reserved:
+        msg = (
+            f"The breakdown column {reserved[0]!r} (by=...) is a column of the result or of the "
+            "evaluation; breakdowns are other columns of the run, such as 'locale'."
+        )
+        raise InputError(msg)
+    extra = [c for c in qrels_by if c not in by]
+    if extra:
+        msg = (
+            f"qrels_by names {extra[0]!r}, which is not in by={list(by)!r}: qrels_by says which "
+            "breakdown columns the qrels carry too."
+        )
+        raise InputError(msg)
+    return list(by), list(qrels_by)
+
+
+#: the columns of the CTEs, beside which a breakdown keeps its own name (else it is k0, k1...)
+_INTERNAL = re.compile(r"(query_id|doc_id|rel|score|rank|g|pos|present|[hjwmk]\d+|ideal\d+(_\d+)?)", re.I)
+
+
+def _key_names(by: Sequence[str]) -> list[str]:
+    """The breakdowns' names inside the query: quoted, or ``k<i>`` where one would clash."""
+    return [f"k{i}" if _INTERNAL.fullmatch(c) else quote(c) for i, c in enumerate(by)]
+
+
 def build(
     measures: Sequence[Measure],
     *,
     qrels: str,
     run: str,
     per_query: bool,
+    by: Sequence[str] = (),
+    qrels_by: Sequence[str] = (),
     complete: bool,
     depth: int | None,
     relevance_level: int,
@@ -98,95 +144,156 @@ def build(
     qrels_columns: Mapping[str, str] | None,
     run_columns: Mapping[str, str] | None,
 ) -> str:
-    """The evaluation of ``measures`` as one SELECT statement in DuckDB's dialect."""
+    """The evaluation of ``measures`` as one SELECT statement in DuckDB's dialect.
+
+    Breakdowns follow the rule of ``_engine.rank.missing_pairs`` (DESIGN.md §2): a key the
+    qrels carry (``qrels_by``) or the ``run`` name is *fixed* (each group is owed each of its
+    judged queries); other breakdowns of the run alone are *own* (a group's queries are those
+    it holds; with ``complete``, a judged query no group holds is scored 0 once, in a group
+    whose own breakdowns are null).
+    """
     if not measures:
         msg = "No measure to compile: name at least one (e.g. 'nDCG@10')."
         raise MeasureError(msg)
+    by, qrels_by = _breakdowns(by, qrels_by)
     qc = _columns(qrels_columns, (Q, D, REL), "qrels")
     rc = _columns(run_columns, (Q, D, S), "run")
     q = SqlCtx(relevance_level=relevance_level)
     values = _per_query_sql(measures, q)
-    key = "query_id"
+    keys = _key_names(by)
+    qkeys = [k for k, c in zip(keys, by, strict=True) if c in qrels_by]
+    fixed = [k for k, c in zip(keys, by, strict=True) if c in qrels_by or c == "run"]
+    own = [k for k in keys if k not in fixed]
+    renamed = [f", {quote(c)}" + ("" if k == quote(c) else f" AS {k}") for k, c in zip(keys, by, strict=True)]
+    run_keys = "".join(renamed)
+    qrels_keys = "".join(r for r, k in zip(renamed, keys, strict=True) if k in qkeys)
+    group = _cols("", keys, Q)  # a group: (breakdowns..., query_id)
+    qgroup = _cols("", qkeys, Q)
 
     ctes: list[tuple[str, str]] = []
     ctes.append(("qrels_in", (
         f"SELECT CAST({quote(qc[Q])} AS VARCHAR) AS query_id, CAST({quote(qc[D])} AS VARCHAR) AS doc_id, "
-        f"{quote(qc[REL])} AS rel FROM {qrels}"
+        f"{quote(qc[REL])} AS rel{qrels_keys} FROM {qrels}"
     )))
     ctes.append(("run_in", (
         f"SELECT CAST({quote(rc[Q])} AS VARCHAR) AS query_id, CAST({quote(rc[D])} AS VARCHAR) AS doc_id, "
-        f"CAST({quote(rc[S])} AS DOUBLE) AS score FROM {run}"
+        f"CAST({quote(rc[S])} AS DOUBLE) AS score{run_keys} FROM {run}"
     )))
     # trec_eval's order
     order = "ORDER BY score DESC, doc_id DESC"
-    ranked = f"SELECT query_id, doc_id, ROW_NUMBER() OVER (PARTITION BY {key} {order}) AS rank FROM run_in"
-    ctes.append(("ranked", ranked))
+    ctes.append(("ranked", (
+        f"SELECT {group}, doc_id, ROW_NUMBER() OVER (PARTITION BY {group} {order}) AS rank FROM run_in"
+    )))
 
     row_stats = list(q.row_stats)
     if q.judgments:
         ctes.append(("judgments", (
-            f"SELECT {key}, "
+            f"SELECT {qgroup}, "
             + ", ".join(f"{sql} AS {alias}" for alias, sql in q.judgments.items())
-            + f" FROM qrels_in GROUP BY {key}"
+            + f" FROM qrels_in GROUP BY {qgroup}"
         )))
-    windows = [
-        f"{sql.format(query=f'PARTITION BY r.{key}')} AS {alias}" for alias, sql in q.windows.items()
-    ]
+    partition = f"PARTITION BY {_cols('r', keys, Q)}"
+    windows = [f"{sql.format(query=partition)} AS {alias}" for alias, sql in q.windows.items()]
     stats = [f"s.{alias}" for alias in row_stats]
     where = [] if depth is None else [f"r.rank <= {depth}"]
+    on_doc = _on("r", "j", qkeys, Q, D)
     if judged_only:  # -J after -M: the judged documents of the cut ranking, ranked again
-        rank = f"ROW_NUMBER() OVER (PARTITION BY r.{key} ORDER BY r.rank) AS rank"
-        join = " JOIN qrels_in AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id"
+        rank = f"ROW_NUMBER() OVER ({partition} ORDER BY r.rank) AS rank"
+        join = f" JOIN qrels_in AS j ON {on_doc}"
         where.append("j.rel >= 0")
     else:
         rank = "r.rank"
-        join = " LEFT JOIN qrels_in AS j ON r.query_id = j.query_id AND r.doc_id = j.doc_id"
+        join = f" LEFT JOIN qrels_in AS j ON {on_doc}"
     if row_stats:
-        join += f" LEFT JOIN judgments AS s ON r.{key} = s.{key}"
-    inner = ", ".join([f"r.{key}", rank, "j.rel", *stats])
+        join += f" LEFT JOIN judgments AS s ON {_on('r', 's', qkeys, Q)}"
+    inner = ", ".join([_cols("r", keys, Q), rank, "j.rel", *stats])
     where_sql = f" WHERE {' AND '.join(where)}" if where else ""
     judged = f"SELECT {inner} FROM ranked AS r{join}{where_sql}"
     if windows:
         judged = f"SELECT r.*, {', '.join(windows)} FROM ({judged}) AS r"
     ctes.append(("judged", judged))
     hit_cols = ", ".join(f"{sql} AS {alias}" for alias, sql in q.hits.items())
-    ctes.append(("hits", f"SELECT {key}{', ' + hit_cols if hit_cols else ''} FROM judged GROUP BY {key}"))
+    ctes.append(("hits", f"SELECT {group}{', ' + hit_cols if hit_cols else ''} FROM judged GROUP BY {group}"))
     for gain, (name, aggregates) in q.ideals.items():
         ctes.append((f"{name}_rows", (
-            f"SELECT {key}, g, ROW_NUMBER() OVER (PARTITION BY {key} ORDER BY g DESC) AS pos "
-            f"FROM (SELECT {key}, {gain} AS g FROM qrels_in WHERE rel >= 0) AS i WHERE g > 0"
+            f"SELECT {qgroup}, g, ROW_NUMBER() OVER (PARTITION BY {qgroup} ORDER BY g DESC) AS pos "
+            f"FROM (SELECT {qgroup}, {gain} AS g FROM qrels_in WHERE rel >= 0) AS i WHERE g > 0"
         )))
         cols = ", ".join(f"{sql} AS {alias}" for alias, sql in aggregates.items())
-        ctes.append((name, f"SELECT {key}, {cols} FROM {name}_rows GROUP BY {key}"))
-    # the query set: judged queries with results, or every judged one with complete
-    if complete:
-        queries = "SELECT DISTINCT query_id FROM qrels_in"
-    else:
-        queries = (
-            "SELECT DISTINCT j.query_id FROM qrels_in AS j "
-            "JOIN (SELECT DISTINCT query_id FROM run_in) AS r ON j.query_id = r.query_id"
-        )
-    ctes.append(("queries", queries))
-    joins = [f" LEFT JOIN hits ON queries.{key} = hits.{key}"]
+        ctes.append((name, f"SELECT {qgroup}, {cols} FROM {name}_rows GROUP BY {qgroup}"))
+    ctes.extend(_query_set(keys, qkeys, fixed, own, complete=complete))
+    joins = [f" LEFT JOIN hits ON {_on('queries', 'hits', keys, Q)}"]
     if q.judgments:
-        joins.append(f" LEFT JOIN judgments ON queries.{key} = judgments.{key}")
+        joins.append(f" LEFT JOIN judgments ON {_on('queries', 'judgments', qkeys, Q)}")
     for name, _ in q.ideals.values():
-        joins.append(f" LEFT JOIN {name} ON queries.{key} = {name}.{key}")
-    columns = [f"queries.{key} AS query_id"] + [
+        joins.append(f" LEFT JOIN {name} ON {_on('queries', name, qkeys, Q)}")
+    columns = [_cols("queries", keys, Q)] + [
         f"{value} AS {quote(f'm{i}')}" for i, value in enumerate(values)
     ]
     ctes.append(("per_query", "SELECT " + ", ".join(columns) + " FROM queries" + "".join(joins)))
 
+    named = "".join(
+        k + ("" if k == quote(c) else f" AS {quote(c)}") + ", " for k, c in zip(keys, by, strict=True)
+    )
     if per_query:
         selects = [
-            f"SELECT query_id, {_name(m)} AS measure, {quote(f'm{i}')} AS value FROM per_query"
+            f"SELECT {named}query_id, {_name(m)} AS measure, {quote(f'm{i}')} AS value FROM per_query"
             for i, m in enumerate(measures)
         ]
     else:
+        group_by = f" GROUP BY {', '.join(keys)}" if keys else ""
         selects = [
-            f"SELECT {_name(m)} AS measure, {_aggregate(m, quote(f'm{i}'))} AS value FROM per_query"
+            f"SELECT {named}{_name(m)} AS measure, {_aggregate(m, quote(f'm{i}'))} AS value "
+            f"FROM per_query{group_by}"
             for i, m in enumerate(measures)
         ]
     body = "\nUNION ALL\n".join(selects)
     with_ = ",\n".join(f"{name} AS (\n  {sql}\n)" for name, sql in ctes)
     return f"WITH {with_}\n{body}"
+
+
+def _query_set(
+    keys: list[str], qkeys: list[str], fixed: list[str], own: list[str], *, complete: bool
+) -> list[tuple[str, str]]:
+    """The CTEs of the query set: ``queries`` holds the (group, query) pairs evaluated.
+
+    Judged pairs the run holds; with ``complete``, also the judged pairs it lacks: every judged
+    query of each fixed group (``qrels_by``, ``run``), and with own breakdowns a judged query no
+    group holds, once, with null own breakdowns (``_engine.rank.missing_pairs``).
+    """
+    ctes = [
+        ("run_queries", f"SELECT DISTINCT {_cols('', keys, Q)} FROM run_in"),
+        ("qrels_queries", f"SELECT DISTINCT {_cols('', qkeys, Q)} FROM qrels_in"),
+    ]
+    held = (
+        f"SELECT {_cols('r', keys, Q)} FROM run_queries AS r "
+        f"JOIN qrels_queries AS j ON {_on('r', 'j', qkeys, Q)}"
+    )
+    if not complete:
+        return [*ctes, ("queries", held)]
+    if not keys:
+        return [*ctes, ("queries", "SELECT query_id FROM qrels_queries")]
+    # the fixed groups of the evaluation, each owed every judged query (of its qrels keys)
+    owed = "qrels_queries AS j"
+    if fixed != qkeys:  # the run name: each run owes every judged query
+        extra = [k for k in fixed if k not in qkeys]
+        owed = (
+            f"(SELECT DISTINCT {_cols('g', extra)}, {_cols('j', qkeys, Q)} FROM run_queries AS g "
+            f"JOIN qrels_queries AS j{' ON ' + _on('g', 'j', qkeys) if qkeys else ' ON TRUE'}) AS j"
+        )
+    elif qkeys and own:  # only the qrels groups the run has
+        owed = (
+            f"(SELECT {_cols('j', qkeys, Q)} FROM qrels_queries AS j JOIN "
+            f"(SELECT DISTINCT {_cols('', qkeys)} FROM run_queries) AS g ON {_on('j', 'g', qkeys)}) AS j"
+        )
+    if not own:
+        return [*ctes, ("queries", f"SELECT {_cols('j', keys, Q)} FROM {owed}")]
+    present = (
+        f"(SELECT DISTINCT {_cols('', fixed, Q)}, 1 AS present FROM run_queries) AS p"
+    )
+    nulls = ", ".join(f"j.{k}" if k in fixed else f"NULL AS {k}" for k in keys)
+    missing = (
+        f"SELECT {nulls}, j.query_id FROM {owed} "
+        f"LEFT JOIN {present} ON {_on('j', 'p', fixed, Q)} WHERE p.present IS NULL"
+    )
+    return [*ctes, ("queries", f"{held}\nUNION ALL\n{missing}")]
