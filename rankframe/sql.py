@@ -6,7 +6,7 @@ PostgreSQL, ClickHouse): the same query set, ties, cutoffs and aggregation as
 :func:`rankframe.evaluate`, to 1e-12 relative (SQL engines add in no fixed order).
 
 The query trusts its input: it does not look for duplicate documents, non-finite scores or
-non-integer grades, which ``evaluate`` refuses.
+non-integer grades, which ``evaluate`` refuses. :func:`checks` writes the query that does.
 """
 
 from __future__ import annotations
@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 from rankframe._measures._names import parse_measures
 from rankframe._sql.build import build
 from rankframe._sql.build import compiles as _compiles
+from rankframe._sql.checks import checks as _checks
 from rankframe._sql.dialects import DIALECTS, check_dialect, transpile
 
 if TYPE_CHECKING:
     from rankframe._measures import Measure
 
-__all__ = ["DIALECTS", "compiles", "query"]
+__all__ = ["DIALECTS", "checks", "compiles", "query"]
 
 
 def compiles(measure: str | Measure) -> bool:
@@ -120,5 +121,51 @@ def query(
         judged_only=judged_only,
         qrels_columns=qrels_columns,
         run_columns=run_columns,
+    )
+    return transpile(text, name)
+
+
+def checks(
+    *,
+    qrels: str = "qrels",
+    run: str = "run",
+    dialect: str = "duckdb",
+    by: Sequence[str] = (),
+    qrels_by: Sequence[str] = (),
+    qrels_columns: Mapping[str, str] | None = None,
+    run_columns: Mapping[str, str] | None = None,
+) -> str:
+    """Return the query that finds what :func:`query` trusts is absent from its input.
+
+    One row per kind of problem found, none when the input is clean: columns ``input``
+    (``'run'`` or ``'qrels'``), ``problem``, ``rows`` (how many rows, (query, doc) pairs or
+    queries have it) and the first example by ``(query_id, doc_id)``: ``query_id, doc_id,
+    value`` (the score, grade or number of copies, as text).
+
+    ``evaluate`` refuses ``null id``, ``null score``, ``non-finite score`` (NaN, infinities),
+    ``null grade``, ``fractional grade`` and ``duplicate`` ((query, doc) given twice, per
+    breakdown group); it warns of ``judged query not in run`` (skipped, or scored 0 with
+    ``complete``) and ``run query not judged`` (ignored). Run it before :func:`query` and stop
+    on the first six.
+
+    Parameters
+    ----------
+    qrels, run, dialect, by, qrels_by, qrels_columns, run_columns
+        As for :func:`query`.
+
+    Examples
+    --------
+    >>> import duckdb, polars as pl
+    >>> import rankframe as rf
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "a"], "relevance": [1, 0]})
+    >>> run = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "score": [1.0, float("nan")]})
+    >>> sorted(duckdb.sql(rf.sql.checks()).fetchall())  # doctest: +NORMALIZE_WHITESPACE
+    [('qrels', 'duplicate', 1, 'q1', 'a', '2'),
+     ('run', 'non-finite score', 1, 'q2', 'b', 'nan'),
+     ('run', 'run query not judged', 1, 'q2', None, None)]
+    """
+    name = check_dialect(dialect)
+    text = _checks(
+        qrels=qrels, run=run, by=by, qrels_by=qrels_by, qrels_columns=qrels_columns, run_columns=run_columns
     )
     return transpile(text, name)

@@ -98,3 +98,21 @@ def test_partitions_follow_the_same_rule(sample) -> None:
     parts = _quiet(qrels, run, MEASURES + GENERAL, by=["locale"], per_query=True, complete=True,
                    partitions=4)
     assert parts.equals(whole)
+
+
+@pytest.mark.parametrize("complete", [False, True])
+def test_a_ranking_judged_only_empties_keeps_its_query_in_its_group(complete: bool) -> None:
+    # trec_eval -J: a query whose retrieved documents are all unjudged is still evaluated
+    # (num_ret 0); with a breakdown it stays in its group, as without (it was dropped, or
+    # moved to the null group with complete=True, before the (group, query) pairs were taken
+    # from the run ahead of the -J filter)
+    qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [-1, 1]})
+    run = pl.DataFrame({
+        "query_id": ["q1", "q2"], "doc_id": ["x", "b"], "score": [1.0, 1.0], "locale": ["en", "de"],
+    })
+    alone = _quiet(qrels, run.drop("locale"), ["AP", "NumRet", "NumQ"], per_query=True, judged_only=True,
+                   complete=complete)
+    got = _quiet(qrels, run, ["AP", "NumRet", "NumQ"], per_query=True, judged_only=True, by=["locale"],
+                 complete=complete)
+    assert got.drop("locale").sort("query_id", maintain_order=True).equals(alone)
+    assert got.filter(pl.col("query_id") == "q1")["locale"].unique().to_list() == ["en"]

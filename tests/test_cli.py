@@ -650,3 +650,54 @@ def test_help_names_no_internal_documents(capsys):
         code, out, _ = run_cli(capsys, cmd, "--help")
         assert code == 0
         assert "seed 00" not in out.lower()
+
+
+def test_sql_prints_the_query_that_evaluate_computes(capsys, tmp_path):
+    # rankframe sql: the printed query, run in DuckDB over the sample's tables, gives
+    # evaluate's numbers; with breakdowns and column names mapped; --checks prints the checks
+    duckdb = pytest.importorskip("duckdb")
+    qrels = rf.read_qrels(QRELS).collect().rename({"relevance": "label"})
+    run = rf.read_run(BM25).collect().select("query_id", "doc_id", pl.col("score").alias("sim"))
+    run = run.with_columns(half=pl.col("query_id").str.slice(-1).is_in(["0", "2", "4", "6", "8"]))
+    code, out, _ = run_cli(
+        capsys, "sql", "-m", "nDCG@10", "AP", "-c", "-M", "100", "--by", "half", "--qrels-table", "q",
+        "--run-table", "r", "--qrels-column", "relevance=label", "--run-column", "score=sim",
+    )
+    assert code == 0
+    assert out.rstrip().endswith(";")
+    con = duckdb.connect()
+    con.register("q", qrels.to_arrow())
+    con.register("r", run.to_arrow())
+    got = con.sql(out.rstrip().rstrip(";")).pl().sort("half", "measure")
+    want = rf.evaluate(
+        qrels.rename({"label": "relevance"}), run.rename({"sim": "score"}), ["nDCG@10", "AP"],
+        complete=True, depth=100, by=["half"],
+    ).sort("half", "measure")
+    assert got.select("half", "measure").equals(want.select("half", "measure"))
+    assert (got["value"] - want["value"]).abs().max() < 1e-12
+    code, out, _ = run_cli(capsys, "sql", "--checks", "--dialect", "spark", "-o", str(tmp_path / "c.sql"))
+    assert code == 0
+    assert "run query not judged" in (tmp_path / "c.sql").read_text()
+
+
+def test_sql_usage_errors(capsys):
+    code, _, err = run_cli(capsys, "sql", "-m", "KendallTau")
+    assert code == 2
+    assert "No SQL form for KendallTau" in err
+    code, _, err = run_cli(capsys, "sql", "--run-column", "score")
+    assert code == 2
+    assert "--run-column takes CANONICAL=COLUMN (e.g. query_id=qid), got 'score'" in err
+    code, _, err = run_cli(capsys, "sql", "--checks", "-m", "AP")
+    assert code == 2
+    assert "--checks prints the input checks, for every measure: leave -m out" in err
+
+
+def test_evaluate_engine_duckdb(capsys):
+    pytest.importorskip("duckdb")
+    args = ("evaluate", QRELS, BM25, SPLADE, "-m", "nDCG@10", "AP", "official", "-f", "csv")
+    code, polars_out, _ = run_cli(capsys, *args)
+    code_duckdb, duckdb_out, _ = run_cli(capsys, *args, "--engine", "duckdb")
+    assert code == code_duckdb == 0
+    a, b = pl.read_csv(io.StringIO(polars_out)), pl.read_csv(io.StringIO(duckdb_out))
+    assert a.drop("value").equals(b.drop("value"))
+    assert ((a["value"] - b["value"]).abs() <= 1e-9 * a["value"].abs()).all()

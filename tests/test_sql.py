@@ -109,7 +109,7 @@ def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.D
     # carry too (each group's judgments and query set), the run name of stacked runs (each run
     # owes every judged query), and mixes; a null breakdown value is a group of its own
     qrels, run, options = data
-    options = {k: v for k, v in options.items() if k != "judged_only"}
+    # judged_only too: a ranking -J empties still holds its query in its group (num_ret 0)
     by, qrels_by = LAYOUTS[layout]
 
     def column(n: int, *values: str | None) -> pl.Series:
@@ -127,12 +127,12 @@ def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.D
         assert_same(want, got, [*by, "query_id", "measure"] if per_query else [*by, "measure"])
 
 
-@pytest.mark.parametrize("layout", sorted(LAYOUTS))
-@pytest.mark.parametrize("complete", [False, True])
-def test_breakdown_query_sets(layout: str, complete: bool) -> None:
-    # the corners of the rule, each present: a qrels locale no run row has ("fr"), a judged
-    # query no group holds ("q3"), a null breakdown value, a run query without judgments
-    by, qrels_by = LAYOUTS[layout]
+def breakdown_tables(by: list[str], qrels_by: list[str]) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The corners of the query-set rule, each present, for breakdowns ``by`` (``qrels_by``).
+
+    A qrels locale no run row has ("fr"), a judged query no group holds ("q3"), a null
+    breakdown value, a run query without judgments ("q4"). Returns ``(qrels, run)``.
+    """
     qrels = pl.DataFrame({
         "query_id": ["q1", "q1", "q2", "q3", "q1"], "doc_id": ["a", "b", "c", "d", "e"],
         "relevance": [1, 2, 1, 1, 1], "locale": ["en", "de", "en", "en", "fr"],
@@ -141,8 +141,19 @@ def test_breakdown_query_sets(layout: str, complete: bool) -> None:
         "query_id": ["q1", "q1", "q2", "q2", "q4"], "doc_id": ["a", "b", "c", "a", "a"],
         "score": [1.0, 2.0, 1.0, 1.0, 3.0], "locale": ["en", "de", None, "en", "en"],
         "device": ["mobile", None, "mobile", "mobile", None], "run": ["a", "b", "a", "a", "b"],
-    }).select("query_id", "doc_id", "score", *by)
-    qrels = qrels.select("query_id", "doc_id", "relevance", *qrels_by)
+    })
+    return (
+        qrels.select("query_id", "doc_id", "relevance", *qrels_by),
+        run.select("query_id", "doc_id", "score", *by),
+    )
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@pytest.mark.parametrize("complete", [False, True])
+def test_breakdown_query_sets(layout: str, complete: bool) -> None:
+    # the corners of the rule (see breakdown_tables), each present
+    by, qrels_by = LAYOUTS[layout]
+    qrels, run = breakdown_tables(by, qrels_by)
     for per_query in (True, False):
         want = _evaluate(qrels, run, BREAKDOWN_MEASURES, per_query=per_query, by=by, complete=complete)
         options = {"by": by, "qrels_by": qrels_by, "complete": complete}

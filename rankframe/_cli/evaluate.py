@@ -84,7 +84,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
-            partitions=args.partitions, progress=args.progress,
+            partitions=args.partitions, progress=args.progress, engine=args.engine,
         )
         _fail_without_common_queries(qrels, names, caught, some_run_empty=_some_run_empty(frame, names))
     _emit(WRITERS[fmt](frame, measures), args.output)
@@ -100,7 +100,7 @@ def add_evaluate_parser(subparsers: Any) -> None:
             f"{PROG} evaluate QRELS RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
             "         [--per-query] [--format {" + ",".join(WRITERS) + "}] [-o PATH]\n"
             "         [-c | --incomplete] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
-            "         [--score-dtype {float64,float32}]"
+            "         [--score-dtype {float64,float32}] [--engine {polars,duckdb}]"
         ),
         description=(
             "Evaluate runs against judgments. The table format puts the runs side by side (one "
@@ -161,5 +161,10 @@ def add_evaluate_parser(subparsers: Any) -> None:
     )
     ev.add_argument(
         "--progress", action="store_true", help="report each partition or run (or the one plan) on stderr",
+    )
+    ev.add_argument(
+        "--engine", choices=("polars", "duckdb"), default="polars",
+        help="polars (default), or duckdb: the compiled SQL query in embedded DuckDB (the duckdb "
+        "extra), which reads Parquet itself and spills to disk",
     )
     ev.set_defaults(func=_cmd_evaluate, parser=ev)

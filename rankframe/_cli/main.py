@@ -1,6 +1,6 @@
 """The ``rankframe`` command: a thin shell over the library.
 
-Five subcommands:
+Six subcommands:
 
 * ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R FORMAT]
   [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
@@ -11,12 +11,14 @@ Five subcommands:
   :func:`rankframe.compare`);
 * ``rankframe learn DATA --test FILE ...`` trains linear rankers per loss, selects each on
   validation and tests once (see :mod:`rankframe._cli.learn`);
+* ``rankframe sql -m MEASURE... [--dialect D]`` prints the evaluation as one SQL query for a
+  warehouse (see :mod:`rankframe._cli.sql`);
 * ``rankframe measures`` lists the registered measures.
 
 Each subcommand has its module, with its ``add_<name>_parser`` and ``_cmd_<name>``
 (:mod:`rankframe._cli.trec_eval`, :mod:`rankframe._cli.evaluate`, :mod:`rankframe._cli.compare`,
-:mod:`rankframe._cli.learn`, :mod:`rankframe._cli.measures`); the output writers are in
-:mod:`rankframe._cli.writers`. This module builds the parser and runs the command.
+:mod:`rankframe._cli.learn`, :mod:`rankframe._cli.sql`, :mod:`rankframe._cli.measures`); the
+output writers are in :mod:`rankframe._cli.writers`. This module builds the parser and runs the command.
 
 Measure names are parsed by the library's parser and the list of measures comes from the
 registry. ``evaluate`` and ``compare`` share their options and defaults (nDCG@10 without ``-m``,
@@ -40,6 +42,7 @@ from rankframe._cli.compare import add_compare_parser
 from rankframe._cli.evaluate import add_evaluate_parser
 from rankframe._cli.learn import add_learn_parser
 from rankframe._cli.measures import add_measures_parser
+from rankframe._cli.sql import add_sql_parser
 from rankframe._cli.trec_eval import add_trec_eval_parser
 from rankframe._errors import MeasureError, RankframeError
 
@@ -55,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_evaluate_parser(sub)
     add_compare_parser(sub)
     add_learn_parser(sub)
+    add_sql_parser(sub)
     add_measures_parser(sub)
     return parser
 

@@ -110,6 +110,14 @@ def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
     )
 
 
+def _fractional_message(row: Mapping[str, Any], place: str) -> str:
+    return (
+        f"{place}: the relevance grade {row[REL]!r} of ({row[Q]!r}, {row[D]!r}) is not an "
+        "integer. Grades must be integers; round or map them first "
+        "(pl.col('relevance').round().cast(pl.Int64))."
+    )
+
+
 def _duplicates_message(frame: pl.DataFrame, where: str, sources: Mapping[str, str], role: str) -> str:
     first = frame.row(0, named=True)
     if "run" in first and first["run"] in sources:
@@ -245,12 +253,7 @@ def _validate(prep: Prepared) -> None:
                 raise InputError(_duplicates_message(found, where, sources, role))
     if frac and frac[0].height:
         row = frac[0].row(0, named=True)
-        msg = (
-            f"{_place(row, prep.qrels_where, {}, REL)}: the relevance grade {row[REL]!r} of "
-            f"({row[Q]!r}, {row[D]!r}) is not an integer. Grades must be integers; round or map "
-            "them first (pl.col('relevance').round().cast(pl.Int64))."
-        )
-        raise InputError(msg)
+        raise InputError(_fractional_message(row, _place(row, prep.qrels_where, {}, REL)))
 
 
 def _check_target(run: pl.LazyFrame, target: str, where: str) -> None:

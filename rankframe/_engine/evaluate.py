@@ -42,6 +42,7 @@ def evaluate(
     output: str | os.PathLike[str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
+    engine: str = "polars",
 ) -> pl.DataFrame:
     """Evaluate one or several runs against judgments.
 
@@ -117,6 +118,14 @@ def evaluate(
         sorted within each).
     qrels_columns, run_columns
         Column mappings, e.g. ``{"query_id": "qid", "score": "sim"}``.
+    engine
+        ``"polars"``: rankframe's lazy Polars plan (default). ``"duckdb"``: the query of
+        :func:`rankframe.sql.query` run in embedded DuckDB (``pip install 'rankframe[duckdb]'``),
+        which reads Parquet paths itself and spills to disk past its memory limit; frames
+        reach it through Arrow. The same numbers (to 1e-12: sums in another order), the same
+        input errors and warnings (DuckDB runs rankframe's checks as a query first). It
+        evaluates the measures that compile to SQL (:func:`rankframe.sql.compiles`), without
+        ``ties``, ``score_dtype``, ``target``, ``prefs`` or ``partitions``.
 
     Returns
     -------
@@ -154,6 +163,16 @@ def evaluate(
     │ RR      ┆ 0.75  │
     └─────────┴───────┘
     """
+    if engine != "polars":
+        return _other_engine(
+            engine, qrels, run, measures, judged=judged, per_query=per_query, by=by, complete=complete,
+            depth=depth, relevance_level=relevance_level, judged_only=judged_only, progress=progress,
+            output=output, qrels_columns=qrels_columns, run_columns=run_columns,
+            unsupported={
+                "ties": ties, "score_dtype": score_dtype, "target": target, "prefs": prefs,
+                "partitions": partitions,
+            },
+        )
     options: dict[str, Any] = {
         "complete": complete, "depth": depth, "relevance_level": relevance_level, "ties": ties,
         "score_dtype": score_dtype, "judged_only": judged_only, "target": target,
@@ -213,6 +232,27 @@ def evaluate(
     if per_query:
         return _long(wide, prep.measures, [*prep.keys, Q])
     return _long(aggregate(wide, prep.measures, prep.keys), prep.measures, prep.keys)
+
+
+def _other_engine(
+    engine: str, *args: Any, unsupported: dict[str, Any], **kwargs: Any
+) -> pl.DataFrame:
+    """``evaluate`` by another engine than Polars (``"duckdb"``), after checking the options."""
+    from rankframe._engine.in_duckdb import UNSUPPORTED, evaluate_duckdb
+
+    if engine != "duckdb":
+        msg = f"Unknown engine {engine!r}: 'polars' (default) or 'duckdb'."
+        raise ValueError(msg)
+    given = [f"{k}={v!r}" for k, v in unsupported.items() if v != UNSUPPORTED[k]]
+    if given:
+        msg = (
+            f"engine='duckdb' does not implement {', '.join(given)}: evaluate with the default "
+            "engine ('polars') for it."
+            + (" DuckDB spills to disk by itself; partitions are not needed."
+               if "partitions" in given[0] else "")
+        )
+        raise ValueError(msg)
+    return evaluate_duckdb(*args, **kwargs)
 
 
 def explain(

@@ -112,6 +112,9 @@ def ranked_join(
         target = [(value if opts.target_order == "desc" else -value).alias(TARGET)]
     run = run.select(*cols, *target).with_columns(pl.col(S).cast(score_dtype))
     qrels = qrels.select(*qrels_keys, Q, D, REL, *([BAD_QRELS] if checks else []))
+    # the (group, query) pairs the run holds, before -J may empty a ranking (the query is then
+    # still evaluated in its group, num_ret 0, as without breakdowns)
+    held = run.select(*keys, Q).unique()
     if opts.judged_only:
         if opts.depth is not None:  # trec_eval cuts at the depth first, then drops unjudged docs
             rank = rank_expr([*keys, Q], run.collect_schema()[D], opts.ties)
@@ -132,9 +135,9 @@ def ranked_join(
             qrels, on=[*keys, Q, D], how="full", coalesce=True, nulls_equal=True
         )
     # Replicate the judgments for every (run, breakdown) group that holds the query.
-    combos = ranked.select(*keys, Q).unique()
+    combos = held
     if opts.complete:
-        every = ranked.select(*keys).unique() if groups is None else groups
+        every = held.select(*keys).unique() if groups is None else groups
         missing = missing_pairs(every, qrels.select(*qrels_keys, Q).unique(), combos, keys, qrels_keys)
         combos = pl.concat([combos, missing.select(*keys, Q)]).unique()
     qrels_x = qrels.join(combos, on=[*qrels_keys, Q], how="inner", nulls_equal=True)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 from rankframe._errors import InputError, MeasureError
 from rankframe._io.columns import REL, D, Q, S, check_mapping
@@ -33,7 +34,7 @@ def quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _columns(mapping: Mapping[str, str] | None, needed: tuple[str, ...], kind: str) -> dict[str, str]:
+def columns(mapping: Mapping[str, str] | None, needed: tuple[str, ...], kind: str) -> dict[str, str]:
     mapping = check_mapping(mapping, f"{kind}_columns")
     return {c: mapping.get(c, c) for c in needed}
 
@@ -97,7 +98,7 @@ def _cols(alias: str, keys: Sequence[str], *rest: str) -> str:
     return ", ".join(f"{alias}.{c}" if alias else c for c in [*keys, *rest])
 
 
-def _breakdowns(by: Sequence[str], qrels_by: Sequence[str]) -> tuple[list[str], list[str]]:
+def breakdowns(by: Sequence[str], qrels_by: Sequence[str]) -> tuple[list[str], list[str]]:
     """The breakdown columns and those the qrels carry too, checked."""
     for name, cols in (("by", by), ("qrels_by", qrels_by)):
         if isinstance(cols, str) or len(set(cols)) != len(cols):
@@ -124,9 +125,61 @@ def _breakdowns(by: Sequence[str], qrels_by: Sequence[str]) -> tuple[list[str], 
 _INTERNAL = re.compile(r"(query_id|doc_id|rel|score|rank|g|pos|present|[hjwmk]\d+|ideal\d+(_\d+)?)", re.I)
 
 
-def _key_names(by: Sequence[str]) -> list[str]:
+def key_names(by: Sequence[str]) -> list[str]:
     """The breakdowns' names inside the query: quoted, or ``k<i>`` where one would clash."""
     return [f"k{i}" if _INTERNAL.fullmatch(c) else quote(c) for i, c in enumerate(by)]
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """The two inputs as the query reads them: ``qrels_in`` and ``run_in``, with their breakdowns.
+
+    ``keys``: the breakdowns' names inside the query (:func:`key_names`); ``qkeys``: those the
+    qrels carry too; ``fixed``: those that owe a group each of its judged queries (``qkeys``
+    and the ``run`` name); ``own``: the others (breakdowns of the run alone).
+    """
+
+    by: list[str]
+    keys: list[str]
+    qkeys: list[str]
+    fixed: list[str]
+    own: list[str]
+    ctes: list[tuple[str, str]]
+
+    @classmethod
+    def of(
+        cls,
+        qrels: str,
+        run: str,
+        by: Sequence[str],
+        qrels_by: Sequence[str],
+        qrels_columns: Mapping[str, str] | None,
+        run_columns: Mapping[str, str] | None,
+        *,
+        grade: str = "{rel}",
+    ) -> Inputs:
+        """``grade``: the grade's expression, ``{rel}`` standing for the column."""
+        by, qrels_by = breakdowns(by, qrels_by)
+        qc = columns(qrels_columns, (Q, D, REL), "qrels")
+        rc = columns(run_columns, (Q, D, S), "run")
+        keys = key_names(by)
+        qkeys = [k for k, c in zip(keys, by, strict=True) if c in qrels_by]
+        fixed = [k for k, c in zip(keys, by, strict=True) if c in qrels_by or c == "run"]
+        renamed = [
+            f", {quote(c)}" + ("" if k == quote(c) else f" AS {k}") for k, c in zip(keys, by, strict=True)
+        ]
+        run_keys = "".join(renamed)
+        qrels_keys = "".join(r for r, k in zip(renamed, keys, strict=True) if k in qkeys)
+
+        def ids(col: Mapping[str, str]) -> str:
+            return f"CAST({quote(col[Q])} AS VARCHAR) AS query_id, CAST({quote(col[D])} AS VARCHAR) AS doc_id"
+
+        rel = grade.format(rel=quote(qc[REL]))
+        ctes = [
+            ("qrels_in", f"SELECT {ids(qc)}, {rel} AS rel{qrels_keys} FROM {qrels}"),
+            ("run_in", f"SELECT {ids(rc)}, CAST({quote(rc[S])} AS DOUBLE) AS score{run_keys} FROM {run}"),
+        ]
+        return cls(by, keys, qkeys, fixed, [k for k in keys if k not in fixed], ctes)
 
 
 def build(
@@ -155,30 +208,14 @@ def build(
     if not measures:
         msg = "No measure to compile: name at least one (e.g. 'nDCG@10')."
         raise MeasureError(msg)
-    by, qrels_by = _breakdowns(by, qrels_by)
-    qc = _columns(qrels_columns, (Q, D, REL), "qrels")
-    rc = _columns(run_columns, (Q, D, S), "run")
+    inputs = Inputs.of(qrels, run, by, qrels_by, qrels_columns, run_columns)
+    by, keys, qkeys = inputs.by, inputs.keys, inputs.qkeys
     q = SqlCtx(relevance_level=relevance_level)
     values = _per_query_sql(measures, q)
-    keys = _key_names(by)
-    qkeys = [k for k, c in zip(keys, by, strict=True) if c in qrels_by]
-    fixed = [k for k, c in zip(keys, by, strict=True) if c in qrels_by or c == "run"]
-    own = [k for k in keys if k not in fixed]
-    renamed = [f", {quote(c)}" + ("" if k == quote(c) else f" AS {k}") for k, c in zip(keys, by, strict=True)]
-    run_keys = "".join(renamed)
-    qrels_keys = "".join(r for r, k in zip(renamed, keys, strict=True) if k in qkeys)
     group = _cols("", keys, Q)  # a group: (breakdowns..., query_id)
     qgroup = _cols("", qkeys, Q)
 
-    ctes: list[tuple[str, str]] = []
-    ctes.append(("qrels_in", (
-        f"SELECT CAST({quote(qc[Q])} AS VARCHAR) AS query_id, CAST({quote(qc[D])} AS VARCHAR) AS doc_id, "
-        f"{quote(qc[REL])} AS rel{qrels_keys} FROM {qrels}"
-    )))
-    ctes.append(("run_in", (
-        f"SELECT CAST({quote(rc[Q])} AS VARCHAR) AS query_id, CAST({quote(rc[D])} AS VARCHAR) AS doc_id, "
-        f"CAST({quote(rc[S])} AS DOUBLE) AS score{run_keys} FROM {run}"
-    )))
+    ctes = list(inputs.ctes)
     # trec_eval's order
     order = "ORDER BY score DESC, doc_id DESC"
     ctes.append(("ranked", (
@@ -221,16 +258,16 @@ def build(
         )))
         cols = ", ".join(f"{sql} AS {alias}" for alias, sql in aggregates.items())
         ctes.append((name, f"SELECT {qgroup}, {cols} FROM {name}_rows GROUP BY {qgroup}"))
-    ctes.extend(_query_set(keys, qkeys, fixed, own, complete=complete))
+    ctes.extend(query_set(inputs, complete=complete))
     joins = [f" LEFT JOIN hits ON {_on('queries', 'hits', keys, Q)}"]
     if q.judgments:
         joins.append(f" LEFT JOIN judgments ON {_on('queries', 'judgments', qkeys, Q)}")
     for name, _ in q.ideals.values():
         joins.append(f" LEFT JOIN {name} ON {_on('queries', name, qkeys, Q)}")
-    columns = [_cols("queries", keys, Q)] + [
+    selected = [_cols("queries", keys, Q)] + [
         f"{value} AS {quote(f'm{i}')}" for i, value in enumerate(values)
     ]
-    ctes.append(("per_query", "SELECT " + ", ".join(columns) + " FROM queries" + "".join(joins)))
+    ctes.append(("per_query", "SELECT " + ", ".join(selected) + " FROM queries" + "".join(joins)))
 
     named = "".join(
         k + ("" if k == quote(c) else f" AS {quote(c)}") + ", " for k, c in zip(keys, by, strict=True)
@@ -248,19 +285,23 @@ def build(
             for i, m in enumerate(measures)
         ]
     body = "\nUNION ALL\n".join(selects)
+    return with_ctes(ctes, body)
+
+
+def with_ctes(ctes: Sequence[tuple[str, str]], body: str) -> str:
+    """``WITH name AS (sql), ... body``."""
     with_ = ",\n".join(f"{name} AS (\n  {sql}\n)" for name, sql in ctes)
     return f"WITH {with_}\n{body}"
 
 
-def _query_set(
-    keys: list[str], qkeys: list[str], fixed: list[str], own: list[str], *, complete: bool
-) -> list[tuple[str, str]]:
+def query_set(inputs: Inputs, *, complete: bool) -> list[tuple[str, str]]:
     """The CTEs of the query set: ``queries`` holds the (group, query) pairs evaluated.
 
     Judged pairs the run holds; with ``complete``, also the judged pairs it lacks: every judged
     query of each fixed group (``qrels_by``, ``run``), and with own breakdowns a judged query no
     group holds, once, with null own breakdowns (``_engine.rank.missing_pairs``).
     """
+    keys, qkeys, fixed, own = inputs.keys, inputs.qkeys, inputs.fixed, inputs.own
     ctes = [
         ("run_queries", f"SELECT DISTINCT {_cols('', keys, Q)} FROM run_in"),
         ("qrels_queries", f"SELECT DISTINCT {_cols('', qkeys, Q)} FROM qrels_in"),

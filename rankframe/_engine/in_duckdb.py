@@ -1,0 +1,239 @@
+"""``evaluate(..., engine="duckdb")``: the compiled query run in embedded DuckDB.
+
+The inputs are read as ``evaluate`` reads them (:func:`prepare`: column mapping, dtypes, several
+runs, breakdowns). Parquet paths are then read by DuckDB itself (``read_parquet``), so that
+DuckDB streams them and spills to disk past its memory limit; every other input (frames, TREC
+text, CSV) reaches DuckDB as an Arrow table (no copy where Polars holds the data already).
+
+Before the evaluation, the check query (``rankframe.sql.checks``) looks for what ``evaluate``
+refuses (null ids, scores or grades, non-finite scores, fractional grades, duplicates): the
+first problem is raised as :class:`InputError` with ``evaluate``'s message. A coverage query
+gives the (group, query) pairs of the evaluation, from which ``evaluate``'s own warnings are
+issued (judged queries missing from the run, run queries without judgments).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+
+from rankframe._engine.checks import _bad_rows_message, _duplicates_message, _fractional_message, _place
+from rankframe._engine.collect import _warn_coverage
+from rankframe._engine.options import HAS_QRELS, HAS_RUN, REL, D, Prepared, Q, S
+from rankframe._engine.prepare import MeasureSpec, _named_runs, _qrels_keys, prepare
+from rankframe._errors import InputError
+from rankframe._io.columns import Source, column_renames, describe
+from rankframe._io.readers import _to_lazy
+from rankframe._measures import MIN_GEO_MEAN, Measure
+from rankframe._sql.build import build, quote
+from rankframe._sql.checks import checks, coverage
+from rankframe._sql.dialects import transpile
+
+#: ``evaluate``'s options that the compiled query does not implement, and their defaults.
+UNSUPPORTED = {
+    "ties": "trec_eval", "score_dtype": "float64", "target": None, "prefs": None, "partitions": None,
+}
+#: The order in which ``evaluate`` reports bad input: bad run rows, bad judgments, duplicates.
+_ORDER = [
+    ("run", "null id", D), ("run", "null score", S), ("run", "non-finite score", S),
+    ("qrels", "null id", D), ("qrels", "null grade", REL),
+    ("run", "duplicate", None), ("qrels", "duplicate", None), ("qrels", "fractional grade", REL),
+]
+
+
+def _duckdb() -> Any:
+    try:
+        import duckdb
+    except ImportError as exc:  # pragma: no cover - the extra is installed in the tests
+        msg = "engine='duckdb' needs DuckDB: pip install 'rankframe[duckdb]'."
+        raise ImportError(msg) from exc
+    return duckdb
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _parquet_scan(source: Source, kind: str) -> tuple[str, pl.Schema] | None:
+    """``read_parquet(...)`` and the schema of a Parquet path (file, glob, folder); else None."""
+    if not isinstance(source, str | os.PathLike):
+        return None
+    path = os.fspath(source)
+    suffixes = [s.lower() for s in Path(path).suffixes]
+    globbed = any(c in path for c in "*?[")
+    if not (os.path.isdir(path) or globbed or ".parquet" in suffixes or ".pq" in suffixes):
+        return None  # not read by DuckDB (TREC text, CSV...): read once, by rankframe
+    lf, fmt = _to_lazy(path, kind)
+    if fmt != "parquet":
+        return None
+    hive = ""
+    if os.path.isdir(path):
+        path, hive = os.path.join(path, "**", "*.parquet"), ", hive_partitioning = true"
+    elif globbed:
+        hive = ", hive_partitioning = true"
+    return f"read_parquet({_literal(path)}{hive})", lf.collect_schema()
+
+
+def _select(
+    scan: str, schema: pl.Schema, kind: str, needed: tuple[str, ...], mapping: Mapping[str, str] | None,
+    where: str, keys: Sequence[str], name: str | None,
+) -> str:
+    """The canonical columns and the breakdowns of a Parquet scan, mapped as ``evaluate`` maps them."""
+    renames, _ = column_renames(schema.names(), needed, mapping, kind, where)
+    actual = {canonical: col for col, canonical in renames.items()}
+    cols = []
+    for c in needed:
+        col = actual.get(c, c)
+        if c == REL and schema[col] == pl.Boolean:
+            cols.append(f"CAST({quote(col)} AS INTEGER) AS {c}")
+        else:
+            cols.append(f"{quote(col)} AS {c}")
+    for k in keys:
+        cols.append(f"{_literal(name)} AS run" if k == "run" and name is not None else quote(k))
+    return f"SELECT {', '.join(cols)} FROM {scan}"
+
+
+def _register(
+    con: Any, table: str, kind: str, sources: list[tuple[str | None, Source]] | None,
+    frame: pl.LazyFrame, needed: tuple[str, ...], mapping: Mapping[str, str] | None, keys: list[str],
+) -> None:
+    """``table``: a view over DuckDB's own scans of Parquet sources, else the read frame via Arrow."""
+    if sources is not None:
+        scans = [_parquet_scan(src, kind) for _, src in sources]
+        if all(s is not None for s in scans):
+            selects = [
+                _select(scan, schema, kind, needed, mapping, describe(src, kind), keys, name)
+                for (name, src), (scan, schema) in zip(sources, scans, strict=True)  # type: ignore[misc]
+            ]
+            con.sql(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
+            return
+    data = frame.select(*needed, *keys)
+    if data.collect_schema()[needed[-1]] == pl.Boolean:
+        data = data.with_columns(pl.col(needed[-1]).cast(pl.Int64))
+    con.register(table, data.collect().to_arrow())
+
+
+def _check(con: Any, prep: Prepared, keys: list[str], qkeys: list[str]) -> None:
+    """Raise ``evaluate``'s error for the first problem the check query finds."""
+    found = con.sql(transpile(checks(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb"))
+    problems = {(i, p): (q, d, v) for i, p, _, q, d, v in found.fetchall()}
+    for role, problem, column in _ORDER:
+        if (role, problem) not in problems:
+            continue
+        qid, doc, value = problems[(role, problem)]
+        where = prep.run_where if role == "run" else prep.qrels_where
+        if problem == "duplicate":
+            frame = pl.DataFrame({Q: [qid], D: [doc], "_n": [int(value)]})
+            raise InputError(_duplicates_message(frame, where, {}, role))
+        row: dict[str, Any] = {Q: qid, D: doc}
+        col = Q if qid is None else column
+        if role == "run":
+            row[S] = None if value is None else float(value)
+            raise InputError(_bad_rows_message(row, _place(row, where, {}, col), "run"))
+        row[REL] = None if value is None else float(value)
+        if problem == "fractional grade":
+            raise InputError(_fractional_message(row, _place(row, where, {}, col)))
+        raise InputError(_bad_rows_message(row, _place(row, where, {}, col), "qrels"))
+
+
+def _warn(con: Any, prep: Prepared, keys: list[str], qkeys: list[str], dtypes: pl.Schema) -> None:
+    """``evaluate``'s coverage warnings, from the (group, query) pairs DuckDB finds."""
+    text = transpile(coverage(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb")
+    raw = con.sql(text).pl().rename({"has_qrels": HAS_QRELS, "has_run": HAS_RUN})
+    raw = raw.with_columns(pl.col(c).cast(dtypes[c]) for c in [*keys, Q])
+    _warn_coverage(prep, raw)
+
+
+def _aggregate(long: pl.DataFrame, measures: list[Measure], keys: list[str]) -> pl.DataFrame:
+    """The per-query values aggregated as ``evaluate`` aggregates them."""
+    how = {repr(m): m.AGGREGATE for m in measures}
+    value = pl.col("value")
+    kind = pl.col("measure").replace_strict(how, default="mean").first()
+    agg = (
+        pl.when(kind == "sum").then(value.sum())
+        .when(kind == "gmean").then(value.clip(lower_bound=MIN_GEO_MEAN).log().mean().exp())
+        .otherwise(value.mean())
+    )
+    return long.group_by([*keys, "measure"], maintain_order=True).agg(agg.alias("value"))
+
+
+def evaluate_duckdb(
+    qrels: Source | None,
+    run: Source | None,
+    measures: MeasureSpec | Iterable[MeasureSpec],
+    *,
+    judged: Source | None,
+    per_query: bool,
+    by: Sequence[str] | None,
+    complete: bool,
+    depth: int | None,
+    relevance_level: int,
+    judged_only: bool,
+    progress: bool,
+    output: str | os.PathLike[str] | None,
+    qrels_columns: Mapping[str, str] | None,
+    run_columns: Mapping[str, str] | None,
+) -> pl.DataFrame:
+    """``evaluate``'s result, computed by the compiled query in embedded DuckDB."""
+    duckdb = _duckdb()
+    start = time.perf_counter()
+    options = {
+        "complete": complete, "depth": depth, "relevance_level": relevance_level, "judged_only": judged_only,
+    }
+    prep = prepare(
+        qrels, run, measures, judged=judged, by=by, qrels_columns=qrels_columns, run_columns=run_columns,
+        validate=False, cast_grades=False, **options,
+    )
+    keys, qkeys = prep.keys, _qrels_keys(prep)
+    long_rows = per_query or output is not None
+    text = transpile(
+        build(
+            prep.measures, qrels="qrels_in_", run="run_in_", per_query=long_rows, by=keys, qrels_by=qkeys,
+            qrels_columns=None, run_columns=None, **options,
+        ),
+        "duckdb",
+    )
+    if judged is None:
+        named = _named_runs(run)
+        run_sources = [(None, run)] if named is None else list(named)
+        qrels_sources: list[tuple[str | None, Source]] | None = [(None, qrels)]
+    else:
+        run_sources = qrels_sources = None
+    folder = tempfile.mkdtemp(prefix="rankframe-duckdb-")
+    con = duckdb.connect(config={"temp_directory": folder})
+    try:
+        _register(con, "run_in_", "run", run_sources, prep.run, (Q, D, S), run_columns, keys)
+        _register(con, "qrels_in_", "qrels", qrels_sources, prep.qrels, (Q, D, REL), qrels_columns, qkeys)
+        _check(con, prep, keys, qkeys)
+        dtypes = prep.run.collect_schema()
+        _warn(con, prep, keys, qkeys, dtypes)
+        result = con.sql(text).pl()
+    finally:
+        con.close()
+        shutil.rmtree(folder, ignore_errors=True)
+    index = [*keys, Q] if long_rows else keys
+    value = pl.col("value").cast(pl.Float64)
+    if not long_rows:  # no query evaluated: a null average in SQL, NaN in evaluate
+        value = value.fill_null(float("nan"))
+    result = result.with_columns(*(pl.col(c).cast(dtypes[c]) for c in index), value)
+    order = {repr(m): i for i, m in enumerate(prep.measures)}
+    result = (
+        result.with_columns(pl.col("measure").replace_strict(order, return_dtype=pl.Int64).alias("_m"))
+        .sort([*index, "_m"], nulls_last=True)
+        .drop("_m")
+    )
+    if output is not None:
+        result.write_parquet(output)
+        if not per_query:
+            result = _aggregate(result, prep.measures, keys)
+    if progress:
+        print(f"rankframe: duckdb: {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    return result

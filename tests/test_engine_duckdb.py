@@ -1,0 +1,186 @@
+"""``evaluate(..., engine="duckdb")``: the compiled query in embedded DuckDB, as ``evaluate``.
+
+Differential against the Polars engine on hypothesis-drawn adversarial frames (ties among "9"
+and "10", graded, -1 and unjudged labels, queries on one side only; complete, depth,
+relevance_level, judged_only; breakdowns of every kind), on Parquet paths that DuckDB reads
+itself (column mappings, folders with hive partitions, several runs) and on TREC text; the same
+input errors and coverage warnings; the options it does not implement refused.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from pathlib import Path
+from typing import Any
+
+import polars as pl
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import rankframe as rf
+from tests.test_edge_matrix import judged_runs
+from tests.test_sql import BREAKDOWN_MEASURES, COMPILED, LAYOUTS
+
+pytest.importorskip("duckdb", reason="duckdb is in the test extra")
+
+DATA = Path(__file__).resolve().parents[1] / "data"
+QRELS, RUN = DATA / "qrels.dl19-passage.txt", DATA / "run.dl19.bm25.txt"
+FIVE = ["nDCG@10", "AP", "P@10", "R@100", "RR", "GMAP", "NumRet"]
+
+
+def _both(qrels: Any, run: Any, measures: list[str], **options: Any) -> tuple[pl.DataFrame, pl.DataFrame]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = rf.evaluate(qrels, run, measures, **options)
+        got = rf.evaluate(qrels, run, measures, engine="duckdb", **options)
+    return want, got
+
+
+def assert_equal(want: pl.DataFrame, got: pl.DataFrame) -> None:
+    """The same rows in the same order, dtypes included; values to 1e-12 relative."""
+    assert got.schema == want.schema
+    assert got.drop("value").equals(want.drop("value")), (want, got)
+    for a, b, m in zip(want["value"], got["value"], want["measure"], strict=True):
+        if a is None or math.isnan(a):  # no query evaluated: NaN (evaluate's mean of nothing)
+            assert b is not None and math.isnan(b) if a is not None else b is None, (m, a, b)
+        else:
+            assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300), (m, a, b)
+
+
+@settings(max_examples=max(settings.default.max_examples, 25))
+@given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
+def test_duckdb_engine_equals_evaluate(data: tuple, depth: int | None) -> None:
+    qrels, run, options = data
+    for per_query in (True, False):
+        assert_equal(*_both(qrels, run, COMPILED, per_query=per_query, depth=depth, **options))
+
+
+@settings(max_examples=max(settings.default.max_examples, 25))
+@given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
+def test_duckdb_engine_breakdowns(data: tuple, layout: str, labels: st.DataObject) -> None:
+    # by= of the run alone, carried by the qrels too (found in the qrels frame, as evaluate
+    # finds them), the run column of stacked runs, mixes; null breakdown values
+    qrels, run, options = data
+    by, qrels_by = LAYOUTS[layout]
+
+    def column(n: int, *values: str | None) -> pl.Series:
+        drawn = labels.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
+        return pl.Series(drawn, dtype=pl.String)
+
+    values = {"locale": ("en", "de", None), "device": ("mobile", None), "run": ("a", "b")}
+    run = run.with_columns(**{c: column(run.height, *values[c]) for c in by})
+    qrels = qrels.with_columns(**{c: column(qrels.height, "en", "de") for c in qrels_by})
+    for per_query in (True, False):
+        assert_equal(*_both(qrels, run, BREAKDOWN_MEASURES, per_query=per_query, by=by, **options))
+
+
+def test_parquet_paths_read_by_duckdb(tmp_path: Path) -> None:
+    # DuckDB scans the files: a file with other column names (mapped as evaluate maps them:
+    # the well-known names and qrels_columns), a folder with hive partitions, several runs
+    qrels = rf.read_qrels(QRELS).collect()
+    run = rf.read_run(RUN).collect().select("query_id", "doc_id", "score")
+    qrels.rename({"query_id": "qid", "doc_id": "docno", "relevance": "judgement"}).write_parquet(
+        tmp_path / "qrels.parquet"
+    )
+    run.rename({"query_id": "qid", "doc_id": "docno"}).write_parquet(tmp_path / "run.parquet")
+    folder = tmp_path / "run_by_day"
+    run.with_columns(day=pl.col("query_id").str.slice(-1).alias("day")).write_parquet(
+        folder, partition_by="day"
+    )
+    options = {"qrels_columns": {"relevance": "judgement"}}
+    for per_query in (False, True):
+        want = rf.evaluate(QRELS, RUN, FIVE, per_query=per_query)
+        got = rf.evaluate(tmp_path / "qrels.parquet", tmp_path / "run.parquet", FIVE, per_query=per_query,
+                          engine="duckdb", **options)
+        assert_equal(want, got)
+        qrels_path = tmp_path / "qrels.parquet"
+        assert_equal(*_both(qrels_path, folder, FIVE, per_query=per_query, by=["day"], **options))
+        runs = {"bm25": tmp_path / "run.parquet", "days": folder}
+        assert_equal(*_both(tmp_path / "qrels.parquet", runs, FIVE, per_query=per_query, **options))
+
+
+def test_trec_text_and_frames(tmp_path: Path) -> None:
+    for per_query in (False, True):
+        assert_equal(*_both(QRELS, RUN, FIVE + ["official"], per_query=per_query, complete=True))
+    qrels = rf.read_qrels(QRELS).collect()
+    runs = {"a": rf.read_run(RUN).collect(), "b": RUN}
+    assert_equal(*_both(qrels.to_arrow(), runs, FIVE, per_query=True))
+    # integer ids stay integers, as evaluate keeps them
+    ints = pl.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 9, 3], "relevance": [1, 0, 1]})
+    iruns = pl.DataFrame({"query_id": [1, 1, 2], "doc_id": [10, 9, 4], "score": [1.0, 1.0, 2.0]})
+    assert_equal(*_both(ints, iruns, FIVE, per_query=True))
+    out = tmp_path / "per_query.parquet"
+    got = rf.evaluate(QRELS, RUN, FIVE, engine="duckdb", output=out)
+    assert_equal(rf.evaluate(QRELS, RUN, FIVE), got)
+    assert_equal(rf.evaluate(QRELS, RUN, FIVE, per_query=True), pl.read_parquet(out))
+
+
+def _error(engine: str, qrels: Any, run: Any, **options: Any) -> str:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(rf.InputError) as info:
+            rf.evaluate(qrels, run, ["AP"], engine=engine, **options)
+    return str(info.value)
+
+
+BAD = {
+    "duplicate run row": ([("q", "a", 1)], [("q", "a", 1.0), ("q", "a", 2.0)]),
+    "duplicate judgment": ([("q", "a", 1), ("q", "a", 0)], [("q", "a", 1.0)]),
+    "NaN score": ([("q", "a", 1)], [("q", "a", float("nan"))]),
+    "infinite score": ([("q", "a", 1)], [("q", "a", float("-inf"))]),
+    "null score": ([("q", "a", 1)], [("q", "a", None)]),
+    "null doc id": ([("q", "a", 1)], [("q", None, 1.0)]),
+    "null grade": ([("q", "a", None)], [("q", "a", 1.0)]),
+    "null query id in the qrels": ([(None, "a", 1)], [("q", "a", 1.0)]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_the_same_input_errors(case: str) -> None:
+    judgments, rows = BAD[case]
+    ids = {"query_id": pl.String, "doc_id": pl.String}
+    qrels = pl.DataFrame(judgments, schema={**ids, "relevance": pl.Int64}, orient="row")
+    run = pl.DataFrame(rows, schema={**ids, "score": pl.Float64}, orient="row")
+    assert _error("duckdb", qrels, run) == _error("polars", qrels, run)
+
+
+def test_fractional_grades_and_missing_columns(tmp_path: Path) -> None:
+    qrels = pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "relevance": [1.0, 0.5]})
+    run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    assert _error("duckdb", qrels, run) == _error("polars", qrels, run)
+    run.rename({"score": "points"}).write_parquet(tmp_path / "run.parquet")
+    message = _error("duckdb", qrels.with_columns(pl.col("relevance").round()), tmp_path / "run.parquet")
+    assert "'score'" in message
+    assert "'points'" in message
+
+
+def test_the_same_coverage_warnings() -> None:
+    qrels = pl.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"], "relevance": [1, 1, 0]})
+    run = pl.DataFrame({
+        "query_id": ["q1", "q4", "q1"], "doc_id": ["a", "b", "b"], "score": [1.0, 2.0, 0.5],
+        "locale": ["en", "de", "de"],
+    })
+    for options in ({}, {"complete": True}, {"by": ["locale"]}, {"by": ["locale"], "complete": True}):
+        caught = {}
+        for engine in ("polars", "duckdb"):
+            with warnings.catch_warnings(record=True) as seen:
+                warnings.simplefilter("always")
+                rf.evaluate(qrels, run, ["AP"], engine=engine, **options)
+            caught[engine] = [(w.category, str(w.message)) for w in seen]
+        assert caught["duckdb"] == caught["polars"], options
+        assert caught["polars"], options
+
+
+def test_what_it_refuses() -> None:
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(ValueError, match="engine='duckdb' does not implement ties='input'"):
+        rf.evaluate(qrels, run, ["AP"], engine="duckdb", ties="input")
+    with pytest.raises(ValueError, match="partitions=4: .* DuckDB spills to disk by itself"):
+        rf.evaluate(qrels, run, ["AP"], engine="duckdb", partitions=4)
+    with pytest.raises(ValueError, match="Unknown engine 'spark': 'polars' .* or 'duckdb'"):
+        rf.evaluate(qrels, run, ["AP"], engine="spark")
+    with pytest.raises(rf.MeasureError, match="No SQL form for KendallTau.*The families that compile"):
+        rf.evaluate(qrels, run, ["AP", "KendallTau"], engine="duckdb")
