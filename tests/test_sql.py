@@ -250,3 +250,14 @@ def test_breakdown_names_that_are_keywords_or_internal() -> None:
         got = _duckdb(qrels, run, rsql.query(["nDCG@1", "AP"], per_query=per_query, by=by))
         assert got.columns[:3] == by
         assert_same(want, got, [*by, "query_id", "measure"] if per_query else [*by, "measure"])
+
+
+def test_the_guide_prints_the_query_rankframe_writes() -> None:
+    # docs/guides/sql.md shows a printed BigQuery query: it is today's text, and it parses
+    guide = (DATA.parent / "docs" / "guides" / "sql.md").read_text()
+    block = guide.split("```sql\n", 1)[1].split("\n```", 1)[0]
+    want = rsql.query(
+        ["nDCG@10", "P@10"], dialect="bigquery", qrels="my_project.eval.qrels", run="my_project.eval.run"
+    )
+    assert block == want.rstrip("\n") + ";", "regenerate the guide's query (the rankframe sql line above it)"
+    sqlglot.parse_one(block.rstrip(";"), read="bigquery")
