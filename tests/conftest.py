@@ -5,7 +5,12 @@ Pick a profile with ``HYPOTHESIS_PROFILE=<name>`` (default ``ci``):
 * ``ci``: a modest number of examples, no deadline (polars' first call compiles plans, so
   per-example timings are noisy), derandomised so that CI runs are reproducible;
 * ``dev``: fewer examples, for a quick local loop;
-* ``thorough``: many examples, for a nightly or a pre-release run.
+* ``thorough``: many examples, for a nightly or a pre-release run;
+* ``lowest``: half of ``ci``'s examples, derandomised: CI's second run of the suite, at the
+  lowest declared versions (``.ci/check-install``), which checks versions more than data.
+
+Tests that want more examples than the default ask for a multiple of the profile's number
+(``settings.default.max_examples * 30 // 20``), so that every profile scales them.
 """
 
 from __future__ import annotations
@@ -23,4 +28,5 @@ _COMMON = {
 settings.register_profile("ci", max_examples=20, derandomize=True, **_COMMON)
 settings.register_profile("dev", max_examples=10, **_COMMON)
 settings.register_profile("thorough", max_examples=500, **_COMMON)
+settings.register_profile("lowest", max_examples=10, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -74,7 +74,7 @@ def assert_same(want: pl.DataFrame, got: pl.DataFrame, keys: list[str]) -> None:
     assert not bad, bad[:5]
 
 
-@settings(max_examples=max(settings.default.max_examples, 30))
+@settings(max_examples=settings.default.max_examples * 30 // 20)
 @given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
 def test_compiled_query_equals_evaluate(data: tuple, depth: int | None) -> None:
     # the edge-matrix frames: ties among "9"/"10"/"b"/"B", grades -1..3 and unjudged, queries
@@ -102,7 +102,7 @@ LAYOUTS = {  # by, qrels_by
 }
 
 
-@settings(max_examples=max(settings.default.max_examples, 40))
+@settings(max_examples=settings.default.max_examples * 40 // 20)
 @given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
 def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.DataObject) -> None:
     # by=: breakdowns of the run alone (a group's queries are those it holds), ones the qrels
