@@ -8,6 +8,14 @@ Tools (``--tools``, comma-separated):
   over queries: what users write.
 * ``ir_measures``: ``ir_measures.calc_aggregate`` on pandas frames read from the Parquet files
   (it runs pytrec_eval underneath).
+* ``rankframe-duckdb``: ``rankframe.evaluate(qrels_path, run_path, MEASURES, engine="duckdb")``:
+  the compiled query in embedded DuckDB, after the engine's check query (``rankframe.sql.checks``)
+  and coverage query; DuckDB reads the Parquet files itself.
+* ``duckdb-sql``: the compiled query alone (``rankframe.sql.query`` over ``read_parquet`` of the
+  two files) in DuckDB, no checks: the price of the checks is rankframe-duckdb's time over it.
+* ``duckdb-handwritten``: ``benchmarks/handwritten.sql``, the query an analyst writes by hand for
+  these 5 measures (read_parquet, ROW_NUMBER over score and doc id, an inner join with the
+  relevant judgments, the ideal DCG from the qrels' grades), in DuckDB.
 * ``floor``: one Polars scan of the run columns, one inner join with the relevant judgments, one
   group_by sum: a lower bound for any plan that reads and joins the same data.
 * ``minimal``: the hand-written exact plan of ``benchmarks/experiments/lower_bound.py``, for
@@ -19,24 +27,32 @@ Tools (``--tools``, comma-separated):
 * ``rankframe_ref``: rankframe imported from the source tree ``--ref DIR`` (a git worktree of
   another commit: ``git worktree add /tmp/before COMMIT``), for before/after comparisons.
 
+The DuckDB tools run with DuckDB's defaults (a thread per core, as Polars uses by default) in an
+in-memory database, and time the query's Parquet reads with it.
+
 Each measurement is a fresh ``python`` subprocess (interpreter start and imports included in the
 wall time); its peak RSS comes from ``os.wait4`` (``ru_maxrss`` of that child alone). Rounds are
 interleaved (every tool once per round; the starting tool rotates between rounds unless
 ``--order fixed``). The means of all tools are checked against pytrec_eval (relative tolerance
-1e-6). The markdown table is printed and appended, with the machine and the command, to
-``benchmarks/RESULTS.md``; raw measurements go to ``benchmarks/out/``.
+1e-6), or against rankframe when pytrec_eval is not run; the DuckDB tools' means are also held to
+rankframe's to 1e-12 (SQL engines add in no fixed order). The markdown table is printed and
+appended, with the machine and the command, to ``benchmarks/RESULTS.md``; raw measurements go to
+``benchmarks/out/``.
 
 Examples
 --------
     python benchmarks/run.py --rows 1000000 --rounds 3
     python benchmarks/run.py --rows 10000000 --rounds 2
     python benchmarks/run.py --data benchmarks/data/mydir --tools rankframe,floor
+    python benchmarks/run.py --data benchmarks/data/mydir \
+        --tools rankframe,rankframe-duckdb,duckdb-sql,duckdb-handwritten
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import importlib.util
 import json
 import os
 import platform
@@ -53,12 +69,19 @@ REPO = HERE.parent
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 PYTREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@100": "recall_100", "RR": "recip_rank"}
 RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100", "RR": "mrr"}
-DEFAULT_TOOLS = "rankframe,pytrec_eval,ir_measures,floor"
+DEFAULT_TOOLS = "rankframe,rankframe-duckdb,duckdb-sql,duckdb-handwritten,pytrec_eval,ir_measures,floor"
+# The tools that need DuckDB (the duckdb extra): left out of the default set when it is missing.
+DUCKDB_TOOLS = ("rankframe-duckdb", "duckdb-sql", "duckdb-handwritten")
 # ir_measures (pytrec_eval behind pandas itertuples) took 118-800 s at 10M rows: by default it
 # only runs up to this many rows; name it in --tools to run it anyway.
 IR_MEASURES_MAX_ROWS = 2_000_000
 REF = "pytrec_eval"
 RTOL = 1e-6
+# The reference when pytrec_eval is not run, and the tools held to it more tightly: the DuckDB
+# tools evaluate rankframe's definitions in SQL, equal to 1e-12 relative.
+EXACT_REF = "rankframe"
+EXACT = {t: 1e-12 for t in DUCKDB_TOOLS}
+HANDWRITTEN_SQL = HERE / "handwritten.sql"
 
 
 # --------------------------------------------------------------------------- workers
@@ -153,6 +176,62 @@ def work_ranx(data: Path, phases: dict) -> dict:
     return {m: float(res[k]) for m, k in RANX.items()}
 
 
+def _literal(path: Path) -> str:
+    """A path as a SQL string literal."""
+    return "'" + str(path).replace("'", "''") + "'"
+
+
+def work_rankframe_duckdb(data: Path, phases: dict) -> dict:
+    t = time.perf_counter()
+    import duckdb  # noqa: F401 (imported by the engine: timed as an import, as the others' are)
+
+    import rankframe
+
+    phases["import"] = time.perf_counter() - t
+    t = time.perf_counter()
+    res = rankframe.evaluate(data / "qrels.parquet", data / "run.parquet", MEASURES, engine="duckdb")
+    phases["evaluate"] = time.perf_counter() - t
+    return dict(zip(res["measure"].to_list(), res["value"].to_list(), strict=True))
+
+
+def work_duckdb_sql(data: Path, phases: dict) -> dict:
+    t = time.perf_counter()
+    import duckdb
+
+    import rankframe.sql
+
+    phases["import"] = time.perf_counter() - t
+    t = time.perf_counter()
+    text = rankframe.sql.query(
+        MEASURES,
+        qrels=f"(SELECT * FROM read_parquet({_literal(data / 'qrels.parquet')}))",
+        run=f"(SELECT * FROM read_parquet({_literal(data / 'run.parquet')}))",
+    )
+    phases["compile"] = time.perf_counter() - t
+    t = time.perf_counter()
+    with duckdb.connect() as con:
+        rows = con.sql(text).fetchall()
+    phases["evaluate"] = time.perf_counter() - t
+    return {m: float(v) for m, v in rows}
+
+
+def work_duckdb_handwritten(data: Path, phases: dict) -> dict:
+    t = time.perf_counter()
+    import duckdb
+
+    phases["import"] = time.perf_counter() - t
+    t = time.perf_counter()
+    text = HANDWRITTEN_SQL.read_text()
+    for name in ("run", "qrels"):  # the file's '{run}' and '{qrels}'
+        text = text.replace(f"'{{{name}}}'", _literal(data / f"{name}.parquet"))
+    with duckdb.connect() as con:
+        cur = con.execute(text)
+        row = cur.fetchone()
+        names = [c[0] for c in cur.description]
+    phases["evaluate"] = time.perf_counter() - t
+    return {m: float(v) for m, v in zip(names, row, strict=True)}
+
+
 def floor_plan(data: Path):  # -> polars.LazyFrame (Polars is imported in the workers)
     """The floor: one scan of the run columns, one inner join with the relevant judgments, one sum."""
     import polars as pl
@@ -201,6 +280,9 @@ WORKERS = {
     "ranx": work_ranx,
     "floor": work_floor,
     "minimal": work_minimal,
+    "rankframe-duckdb": work_rankframe_duckdb,
+    "duckdb-sql": work_duckdb_sql,
+    "duckdb-handwritten": work_duckdb_handwritten,
     # rankframe with a single Polars thread (POLARS_MAX_THREADS=1): its CPU cost without
     # parallelism, and how it fares on an oversubscribed machine.
     "rankframe_1t": work_rankframe,
@@ -349,7 +431,7 @@ def measure(tool: str, data: Path, timeout: float) -> dict:
     return rec
 
 
-def agree(means: dict, ref: dict) -> tuple[bool, float]:
+def agree(means: dict, ref: dict, rtol: float = RTOL) -> tuple[bool, float]:
     worst = 0.0
     for m in MEASURES:
         a, b = means.get(m), ref.get(m)
@@ -357,7 +439,16 @@ def agree(means: dict, ref: dict) -> tuple[bool, float]:
             return False, float("inf")
         err = abs(a - b) / max(abs(b), 1e-300) if b != 0 else abs(a)
         worst = max(worst, err)
-    return worst <= RTOL, worst
+    return worst <= rtol, worst
+
+
+def reference(records: list[dict]) -> tuple[str | None, dict | None]:
+    """The tool the means are checked against (pytrec_eval, else rankframe) and its means."""
+    for name in (REF, EXACT_REF):
+        means = next((r["means"] for r in records if r["tool"] == name and "means" in r), None)
+        if means is not None:
+            return name, means
+    return None, None
 
 
 def machine_info() -> dict:
@@ -412,6 +503,7 @@ def machine_info() -> dict:
         "pyarrow": version("pyarrow"),
         "pytrec_eval": version("pytrec-eval-terrier"),
         "ir_measures": version("ir-measures"),
+        "duckdb": version("duckdb"),
         "rankframe": version("rankframe"),
         "commit": commit,
     }
@@ -442,7 +534,8 @@ def table(records: list[dict], tools: list[str]) -> tuple[str, dict]:
             "mem_stall": max(r["mem_stall"] for r in rs),
             "steal": max(r.get("steal", 0.0) for r in rs),
         }
-    ref_means = next((r["means"] for r in ok.get(REF, [])), None)
+    ref_name, ref_means = reference([r for rs in ok.values() for r in rs])
+    exact_means = next((r["means"] for r in ok.get(EXACT_REF, [])), None)
     head = (
         "| tool | runs | wall median (s) | wall min (s) | in-process median (s) | CPU median (s) "
         "| peak RSS median (MiB) | speed vs pytrec_eval | RSS vs pytrec_eval | wall vs floor "
@@ -467,9 +560,17 @@ def table(records: list[dict], tools: list[str]) -> tuple[str, dict]:
         elif ref_means is None:
             verdict = "no reference"
         else:
-            checks = [agree(r["means"], ref_means) for r in ok[t]]
-            worst = max(w for _, w in checks)
-            verdict = ("yes" if all(c for c, _ in checks) else "**NO**") + f" (max rel. diff {worst:.1e})"
+            tests = []  # (what the difference is to, reference means, relative tolerance)
+            if t in EXACT and exact_means is not None:
+                tests.append((f" vs {EXACT_REF}, tol {EXACT[t]:.0e}", exact_means, EXACT[t]))
+            if ref_name != EXACT_REF or not tests:
+                tests.insert(0, ("" if ref_name == REF else f" vs {ref_name}", ref_means, RTOL))
+            passed, diffs = True, []
+            for label, means, rtol in tests:
+                checks = [agree(r["means"], means, rtol) for r in ok[t]]
+                passed = passed and all(c for c, _ in checks)
+                diffs.append(f"{max(w for _, w in checks):.1e}{label}")
+            verdict = ("yes" if passed else "**NO**") + f" (max rel. diff {'; '.join(diffs)})"
         if errs:
             verdict += f"; {len(errs)} failed run(s)"
         lines.append(
@@ -573,6 +674,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.tools is None and data_info.get("rows", 0) > IR_MEASURES_MAX_ROWS:
         tools.remove("ir_measures")
         print(f"skipping ir_measures above {IR_MEASURES_MAX_ROWS:,} rows (name it in --tools to run it)")
+    if args.tools is None and importlib.util.find_spec("duckdb") is None:
+        tools = [t for t in tools if t not in DUCKDB_TOOLS]
+        print(f"skipping {', '.join(DUCKDB_TOOLS)}: no DuckDB (pip install 'rankframe[duckdb]')")
     machine = machine_info()
     warm_cache(data)
 
@@ -596,18 +700,18 @@ def main(argv: list[str] | None = None) -> None:
             with partial.open("a") as f:
                 f.write(json.dumps(rec) + "\n")
             if "error" in rec:
-                log(f"round {rnd} {tool:12s} FAILED: {rec['error']}")
+                log(f"round {rnd} {tool:18s} FAILED: {rec['error']}")
             else:
                 ph = " ".join(f"{k}={v:.2f}" for k, v in rec["phases"].items() if isinstance(v, float))
                 log(
-                    f"round {rnd} {tool:12s} wall {rec['wall']:6.2f} s  cpu "
+                    f"round {rnd} {tool:18s} wall {rec['wall']:6.2f} s  cpu "
                     f"{rec['user'] + rec['sys']:6.2f} s  rss {rec['rss'] / 2**20:6.0f} MiB  load "
                     f"{rec['load1_before']:.1f}  mem stall {rec['mem_stall']:.1f} s  steal "
                     f"{rec['steal']:.0%}  [{ph}]"
                 )
 
     md, summary = table(records, tools)
-    ref_means = next((r["means"] for r in records if r["tool"] == REF and "means" in r), None)
+    ref_name, ref_means = reference(records)
     cmd = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, REPO), *sys.argv[1:]])
     rows = data_info.get("rows")
     title = (
@@ -617,15 +721,15 @@ def main(argv: list[str] | None = None) -> None:
         f"{machine['date']}"
     )
     means_line = (
-        "Means (pytrec_eval): " + ", ".join(f"{m} {ref_means[m]:.6f}" for m in MEASURES) if ref_means else ""
+        f"Means ({ref_name}): " + ", ".join(f"{m} {ref_means[m]:.6f}" for m in MEASURES) if ref_means else ""
     )
     mach = (
         f"Machine: {machine['nproc']} cores ({machine['cpu']}), {machine['mem_total_gib']} GiB "
         f"({machine['mem_available_gib']} GiB available at start), load {machine['load_avg']} at "
         f"start, {os.getloadavg()[0]:.2f} at end. Python {machine['python']}, polars "
         f"{machine['polars']}, pyarrow {machine['pyarrow']}, pytrec_eval(-terrier) "
-        f"{machine['pytrec_eval']}, ir_measures {machine['ir_measures']}, rankframe "
-        f"{machine['rankframe']} @ {machine['commit']}."
+        f"{machine['pytrec_eval']}, ir_measures {machine['ir_measures']}, duckdb {machine['duckdb']}, "
+        f"rankframe {machine['rankframe']} @ {machine['commit']}."
     )
     block = "\n\n".join(
         x

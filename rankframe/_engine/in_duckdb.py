@@ -33,7 +33,7 @@ from rankframe._errors import InputError
 from rankframe._io.columns import Source, column_renames, describe
 from rankframe._io.readers import _to_lazy
 from rankframe._measures import MIN_GEO_MEAN, Measure
-from rankframe._sql.build import build, quote
+from rankframe._sql.build import Inputs, build, quote, with_ctes
 from rankframe._sql.checks import checks, coverage
 from rankframe._sql.dialects import transpile
 
@@ -121,8 +121,31 @@ def _register(
     con.register(table, data.collect().to_arrow())
 
 
+def _screen(keys: list[str], qkeys: list[str]) -> str:
+    """One scan of each input: the number of bad or duplicated rows (0: the input is clean).
+
+    Duplicates are counted on hashes of (group, query, doc): a collision only costs running the
+    exact check query, which finds nothing then.
+    """
+    inputs = Inputs.of("qrels_in_", "run_in_", keys, qkeys, None, None, grade="CAST({rel} AS DOUBLE)")
+    bad_run = "query_id IS NULL OR doc_id IS NULL OR score IS NULL OR NOT (score - score = 0)"
+    bad_qrels = "query_id IS NULL OR doc_id IS NULL OR rel IS NULL OR NOT (rel - FLOOR(rel) = 0)"
+
+    def count(table: str, bad: str, group: list[str]) -> str:
+        pair = ", ".join([*group, "query_id", "doc_id"])
+        return (
+            f"(SELECT COUNT(*) FILTER (WHERE {bad}) + COUNT(*) - COUNT(DISTINCT hash({pair})) "
+            f"FROM {table})"
+        )
+
+    body = f"SELECT {count('run_in', bad_run, inputs.keys)} + {count('qrels_in', bad_qrels, inputs.qkeys)}"
+    return with_ctes(inputs.ctes, body)
+
+
 def _check(con: Any, prep: Prepared, keys: list[str], qkeys: list[str]) -> None:
     """Raise ``evaluate``'s error for the first problem the check query finds."""
+    if con.sql(_screen(keys, qkeys)).fetchall()[0][0] == 0:
+        return
     found = con.sql(transpile(checks(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb"))
     problems = {(i, p): (q, d, v) for i, p, _, q, d, v in found.fetchall()}
     for role, problem, column in _ORDER:
