@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 from rankframe import sql as rsql
+from rankframe._measures._names import parse_measures
 from tests.test_edge_matrix import judged_runs
 
 duckdb = pytest.importorskip("duckdb", reason="duckdb is in the test extra")
@@ -84,6 +85,27 @@ def test_compiled_query_equals_evaluate(data: tuple, depth: int | None) -> None:
     for per_query in (True, False):
         want = _evaluate(qrels, run, COMPILED, per_query=per_query, **options)
         got = _duckdb(qrels, run, rsql.query(COMPILED, per_query=per_query, **options))
+        assert_same(want, got, ["query_id", "measure"] if per_query else ["measure"])
+
+
+#: the compiled measures that read only retrieved documents of some grade up: the query then
+#: joins only those judgments (hits only), and counts the retrieved documents apart
+HITS_ONLY = [
+    name for name in COMPILED
+    if all(m.hit_level(1) is not None and m.hit_level(2) is not None for m in parse_measures(name))
+]
+
+
+@settings(max_examples=settings.default.max_examples * 30 // 20)
+@given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
+def test_hits_only_query_equals_evaluate(data: tuple, depth: int | None) -> None:
+    qrels, run, options = data
+    options = {**options, "depth": depth}
+    text = rsql.query(HITS_ONLY, **options)
+    assert "LEFT JOIN qrels_in" not in text  # the inner join of the hits (or of -J's judged rows)
+    for per_query in (True, False):
+        want = _evaluate(qrels, run, HITS_ONLY, per_query=per_query, **options)
+        got = _duckdb(qrels, run, rsql.query(HITS_ONLY, per_query=per_query, **options))
         assert_same(want, got, ["query_id", "measure"] if per_query else ["measure"])
 
 

@@ -57,6 +57,9 @@ class SqlCtx:
     row_stats: list[str] = field(default_factory=list)
     #: ideal rankings, by gain expression: (CTE name, {alias: aggregate over it})
     ideals: dict[str, tuple[str, dict[str, str]]] = field(default_factory=dict)
+    #: whether a measure reads the number of retrieved documents (column ``n_ret``): counted
+    #: apart from the ``judged`` rows, which may hold only the relevant ones (hits only)
+    uses_num_ret: bool = False
 
     def level(self, rel: int | None) -> int:
         """The relevance level in force for a measure parameter ``rel``."""
@@ -134,8 +137,9 @@ class SqlCtx:
         return self.judgment(f"SUM(CASE WHEN {self.relevant(rel)} THEN 1 ELSE 0 END)")
 
     def num_ret(self) -> str:
-        """Number of retrieved documents (within the depth)."""
-        return self.hit("COUNT(*)")
+        """Number of retrieved documents (within the depth; judged ones with ``judged_only``)."""
+        self.uses_num_ret = True
+        return "COALESCE(n_ret, 0)"
 
     def num_rel_ret(self, rel: int | None = None, cutoff: int | None = None) -> str:
         """Number of relevant retrieved documents (within ``cutoff``)."""

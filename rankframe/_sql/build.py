@@ -182,6 +182,20 @@ class Inputs:
         return cls(by, keys, qkeys, fixed, [k for k in keys if k not in fixed], ctes)
 
 
+def hits_level(measures: Sequence[Measure], relevance_level: int, judged_only: bool) -> int | None:
+    """The lowest grade the measures read, when each reads only retrieved documents of a grade.
+
+    As for rankframe's hits plan (:attr:`Measure.HITS_ONLY`): the ``judged`` rows are then an
+    inner join with the judgments of that grade up, a tenth of the run on TREC-like data, and
+    the number retrieved is counted apart (``retrieved``). ``None``: every retrieved row is
+    needed.
+    """
+    if judged_only:
+        return None
+    levels = [m.hit_level(relevance_level) for m in measures]
+    return None if any(v is None for v in levels) else min(levels)  # type: ignore[type-var]
+
+
 def build(
     measures: Sequence[Measure],
     *,
@@ -234,10 +248,15 @@ def build(
     stats = [f"s.{alias}" for alias in row_stats]
     where = [] if depth is None else [f"r.rank <= {depth}"]
     on_doc = _on("r", "j", qkeys, Q, D)
+    level = hits_level(measures, relevance_level, judged_only)
     if judged_only:  # -J after -M: the judged documents of the cut ranking, ranked again
         rank = f"ROW_NUMBER() OVER ({partition} ORDER BY r.rank) AS rank"
         join = f" JOIN qrels_in AS j ON {on_doc}"
         where.append("j.rel >= 0")
+    elif level is not None:  # hits only: the retrieved documents of grade >= level
+        rank = "r.rank"
+        join = f" JOIN qrels_in AS j ON {on_doc}"
+        where.append(f"j.rel >= {level}")
     else:
         rank = "r.rank"
         join = f" LEFT JOIN qrels_in AS j ON {on_doc}"
@@ -250,7 +269,12 @@ def build(
         judged = f"SELECT r.*, {', '.join(windows)} FROM ({judged}) AS r"
     ctes.append(("judged", judged))
     hit_cols = ", ".join(f"{sql} AS {alias}" for alias, sql in q.hits.items())
+    if q.uses_num_ret and level is None:
+        hit_cols += (", " if hit_cols else "") + "COUNT(*) AS n_ret"
     ctes.append(("hits", f"SELECT {group}{', ' + hit_cols if hit_cols else ''} FROM judged GROUP BY {group}"))
+    if q.uses_num_ret and level is not None:  # the judged rows are the hits: count the ranking
+        cut = "" if depth is None else f" WHERE rank <= {depth}"
+        ctes.append(("retrieved", f"SELECT {group}, COUNT(*) AS n_ret FROM ranked{cut} GROUP BY {group}"))
     for gain, (name, aggregates) in q.ideals.items():
         ctes.append((f"{name}_rows", (
             f"SELECT {qgroup}, g, ROW_NUMBER() OVER (PARTITION BY {qgroup} ORDER BY g DESC) AS pos "
@@ -260,6 +284,8 @@ def build(
         ctes.append((name, f"SELECT {qgroup}, {cols} FROM {name}_rows GROUP BY {qgroup}"))
     ctes.extend(query_set(inputs, complete=complete))
     joins = [f" LEFT JOIN hits ON {_on('queries', 'hits', keys, Q)}"]
+    if q.uses_num_ret and level is not None:
+        joins.append(f" LEFT JOIN retrieved ON {_on('queries', 'retrieved', keys, Q)}")
     if q.judgments:
         joins.append(f" LEFT JOIN judgments ON {_on('queries', 'judgments', qkeys, Q)}")
     for name, _ in q.ideals.values():
