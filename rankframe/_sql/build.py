@@ -13,8 +13,9 @@ The CTEs, in order (DESIGN.md §6):
   judgments, and each ideal ranking;
 * ``queries``: the query set ``evaluate`` evaluates (judged queries with results; every judged
   query with ``complete``);
-* ``per_query``: one row per query, one column per measure; then the long result, per query or
-  aggregated (means; sums for counts; geometric means as trec_eval's ``gm_*``).
+* ``per_query``: one row per query, one column per measure; ``aggregated``: its means (sums for
+  counts; geometric means as trec_eval's ``gm_*``); then the long result, a cross join of
+  either with the measure names (each CTE computed once, also where engines inline CTEs).
 """
 
 from __future__ import annotations
@@ -295,22 +296,25 @@ def build(
     ]
     ctes.append(("per_query", "SELECT " + ", ".join(selected) + " FROM queries" + "".join(joins)))
 
+    # the long result: each row of per_query (or of its aggregates) once per measure, by a
+    # cross join with the measure names; engines that inline CTEs (Spark, Trino, BigQuery)
+    # would compute every CTE once per measure under a UNION ALL of one SELECT per measure
     named = "".join(
-        k + ("" if k == quote(c) else f" AS {quote(c)}") + ", " for k, c in zip(keys, by, strict=True)
+        f"t.{k}" + ("" if k == quote(c) else f" AS {quote(c)}") + ", " for k, c in zip(keys, by, strict=True)
     )
-    if per_query:
-        selects = [
-            f"SELECT {named}query_id, {_name(m)} AS measure, {quote(f'm{i}')} AS value FROM per_query"
-            for i, m in enumerate(measures)
-        ]
-    else:
+    source = "per_query"
+    if not per_query:
         group_by = f" GROUP BY {', '.join(keys)}" if keys else ""
-        selects = [
-            f"SELECT {named}{_name(m)} AS measure, {_aggregate(m, quote(f'm{i}'))} AS value "
-            f"FROM per_query{group_by}"
-            for i, m in enumerate(measures)
-        ]
-    body = "\nUNION ALL\n".join(selects)
+        aggregates = [f"{_aggregate(m, quote(f'm{i}'))} AS {quote(f'm{i}')}" for i, m in enumerate(measures)]
+        ctes.append(("aggregated", f"SELECT {_cols('', keys)}{', ' if keys else ''}"
+                     + ", ".join(aggregates) + f" FROM per_query{group_by}"))
+        source = "aggregated"
+    names = ", ".join(f"({i}, {_name(m)})" for i, m in enumerate(measures))
+    value = "CASE m.i " + " ".join(f"WHEN {i} THEN t.{quote(f'm{i}')}" for i in range(len(measures))) + " END"
+    body = (
+        f"SELECT {named}{'t.query_id, ' if per_query else ''}m.measure, {value} AS value "
+        f"FROM {source} AS t CROSS JOIN (VALUES {names}) AS m(i, measure)"
+    )
     return with_ctes(ctes, body)
 
 
