@@ -9,10 +9,16 @@ itself with Polars). With ``--files``, the same kind of data written as query-pa
 (``generate.py --files N``) is also evaluated both ways: ``rankframe.evaluate`` on the folders,
 and ``rankframe.spark.evaluate(..., partitions="files")`` (one task per file).
 
+``--engines`` picks the engines that evaluate the DataFrames: ``polars`` (rankframe's planner in
+``mapInArrow`` tasks) and ``sql`` (the compiled query of ``rankframe.sql`` in Spark SQL, after
+its check query); both by default, side by side in the same rounds. ``--paths`` / ``--no-paths``:
+whether the path inputs are measured too.
+
     python benchmarks/generate.py --rows 5000000 --out benchmarks/data/string-5M-k100-s0
     python benchmarks/generate.py --rows 5000000 --files 4 --out benchmarks/data/string-5M-files4
     python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 \
         --files benchmarks/data/string-5M-files4 --rounds 3
+    python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 --rounds 5 --no-paths
 """
 
 from __future__ import annotations
@@ -39,9 +45,13 @@ def main() -> None:
     p.add_argument("--master", default="local[2]")
     p.add_argument("--partitions", type=int, default=8, help="spark.sql.shuffle.partitions")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="more Spark settings")
+    p.add_argument("--engines", default="polars,sql", help="engines for the DataFrames: polars, sql or both")
+    p.add_argument("--paths", action=argparse.BooleanOptionalAction, default=True,
+                   help="also evaluate the Parquet paths (polars engine, hash buckets)")
     a = p.parse_args()
     qrels, run = str(a.data / "qrels.parquet"), str(a.data / "run.parquet")
     rows = pl.scan_parquet(run).select(pl.len()).collect().item()
+    load_before = os.getloadavg()
 
     from pyspark.sql import SparkSession
 
@@ -52,6 +62,7 @@ def main() -> None:
         warnings.simplefilter("ignore", FutureWarning)
         builder = (
             SparkSession.builder.master(a.master).config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
             .config("spark.sql.shuffle.partitions", str(a.partitions))
             .config("spark.driver.memory", "6g")
         )
@@ -64,18 +75,22 @@ def main() -> None:
     def local() -> pl.DataFrame:
         return rf.evaluate(qrels, run, MEASURES)
 
-    def on_spark() -> pl.DataFrame:
-        out = rfs.evaluate(spark.read.parquet(qrels), spark.read.parquet(run), MEASURES)
-        return pl.from_arrow(out.toArrow())
+    def on_spark(engine: str):  # noqa: ANN202
+        def run_it() -> pl.DataFrame:
+            frames = spark.read.parquet(qrels), spark.read.parquet(run)
+            return pl.from_arrow(rfs.evaluate(*frames, MEASURES, engine=engine).toArrow())
+
+        return run_it
 
     def on_spark_paths() -> pl.DataFrame:
         return pl.from_arrow(rfs.evaluate(qrels, run, MEASURES).toArrow())
 
-    cases = {
-        "one machine (rankframe.evaluate)": local,
-        f"Spark {a.master}, DataFrames": on_spark,
-        f"Spark {a.master}, paths (hash buckets)": on_spark_paths,
-    }
+    what = {"polars": "polars engine (mapInArrow)", "sql": "sql engine (Spark SQL)"}
+    cases = {"one machine (rankframe.evaluate)": local}
+    for engine in a.engines.split(","):
+        cases[f"Spark {a.master}, DataFrames, {what[engine]}"] = on_spark(engine)
+    if a.paths:
+        cases[f"Spark {a.master}, paths (hash buckets)"] = on_spark_paths
     base_of = dict.fromkeys(cases, "one machine (rankframe.evaluate)")
     if a.files:
         fq, fr = str(a.files / "qrels"), str(a.files / "run")
@@ -108,14 +123,20 @@ def main() -> None:
         for m, v in zip(ref["measure"], ref["value"], strict=True):
             agree = max(agree, abs(means[m] - v) / max(abs(v), 1e-300))
     print(
-        f"{rows:,} run rows, {a.rounds} interleaved rounds, load {os.getloadavg()[0]:.1f}; Spark session "
+        f"{rows:,} run rows, {a.rounds} interleaved rounds, load {load_before[0]:.1f} before, "
+        f"{os.getloadavg()[0]:.1f} after (1-minute averages); Spark session "
         f"start {start:.1f} s (not counted); means agree to {agree:.1e} relative\n"
     )
-    print("| how | median s | min s | ratio to one machine |\n| --- | ---: | ---: | ---: |")
+    polars = next((k for k in times if k.endswith(what["polars"])), None)
+    versus = " | ratio to the polars engine" if polars else ""
+    print(f"| how | median s | min s | ratio to one machine{versus} |")
+    print("| --- | ---: | ---: | ---: |" + (" ---: |" if polars else ""))
     for label, ts in times.items():
         med = statistics.median(ts)
         base = statistics.median(times[base_of[label]])
-        print(f"| {label} | {med:.2f} | {min(ts):.2f} | {med / base:.2f}x |")
+        other = f" | {med / statistics.median(times[polars]):.2f}x" if "DataFrames" in label else " | "
+        other = other if polars else ""
+        print(f"| {label} | {med:.2f} | {min(ts):.2f} | {med / base:.2f}x{other} |")
     spark.stop()
 
 

@@ -1,31 +1,18 @@
-"""The same measures on Spark: rankframe's planner inside Spark tasks, through Arrow.
+"""The polars engine of :mod:`rankframe.spark`: rankframe's planner inside Spark tasks, through Arrow.
 
-Needs the ``spark`` extra (``pip install 'rankframe[spark]'``: pyspark 4.x, Java 17).
-
-How it runs: the judgments are unioned with the run rows (a judged document that no run
-retrieved still counts), the union is ``repartition``-ed by query id, so that a task holds whole
-queries, and ``mapInArrow`` evaluates each task's queries with Polars and the very planner of
-:func:`rankframe.evaluate` (the same measure registry, options and validation). Per-query rows
-come back as a Spark DataFrame; Spark aggregates them across queries.
-
-Examples
---------
-A sketch (a Spark session is needed, so this is not run as a doctest)::
-
-    from pyspark.sql import SparkSession
-    import rankframe.spark as rfs
-
-    spark = SparkSession.builder.getOrCreate()
-    run = spark.read.parquet("s3://bucket/run/")          # query_id, doc_id, score, [run, locale]
-    qrels = spark.read.parquet("s3://bucket/qrels/")      # query_id, doc_id, relevance
-    rfs.evaluate(qrels, run, ["nDCG@10", "AP"], by=["locale"]).show()
+DataFrames: the judgments are unioned with the run rows (a judged document that no run retrieved
+still counts), the union is ``repartition``-ed by query id, so that a task holds whole queries,
+and ``mapInArrow`` evaluates each task's queries with Polars and the very planner of
+:func:`rankframe.evaluate` (the same measure registry, options and validation). Paths: each task
+reads its own queries with Polars (no row through the JVM). Per-query rows come back as a Spark
+DataFrame; Spark aggregates them across queries.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -34,51 +21,18 @@ import polars as pl
 from rankframe._engine.collect import _raw_wide, _warn_coverage
 from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, REL, D, Prepared, Q, S
 from rankframe._engine.partition import bucket, is_count, query_owners, run_files
-from rankframe._engine.prepare import MeasureSpec, prepare
+from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError, MeasureError
-from rankframe._io.columns import column_renames
-from rankframe._measures import MIN_GEO_MEAN
-from rankframe._measures._names import parse_measures
+from rankframe.spark._common import require, result, sides
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
-__all__ = ["evaluate"]
+    from rankframe._measures import Measure
 
 SIDE = "_rf_side"  # 0: a run row, 1: a judgment
 ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
 ARROW_ROWS = 200_000
-_OPTIONS = ("complete", "depth", "relevance_level", "ties", "score_dtype", "judged_only")
-
-
-def _spark() -> tuple[Any, Any]:
-    try:
-        from pyspark.sql import functions as F  # noqa: N812
-        from pyspark.sql import types as T  # noqa: N812
-    except ImportError as err:  # pragma: no cover - depends on the environment
-        msg = "rankframe.spark needs pyspark: pip install 'rankframe[spark]' (and a Java 17 runtime)."
-        raise ImportError(msg) from err
-    return F, T
-
-
-def _mapped(
-    df: DataFrame, needed: tuple[str, ...], mapping: Mapping[str, str] | None, kind: str
-) -> DataFrame:
-    """``df`` with the canonical column names, found as :func:`rankframe.read_run` finds them."""
-    rename, clash = column_renames(df.columns, needed, mapping, kind, f"The Spark {kind} DataFrame")
-    df = df.drop(*clash) if clash else df
-    return df.withColumnsRenamed({k: v for k, v in rename.items() if k != v})
-
-
-def _require(df: DataFrame, columns: Sequence[str], role: str) -> None:
-    missing = [c for c in columns if c not in df.columns]
-    if missing:
-        msg = (
-            f"The {role} DataFrame has no column {', '.join(map(repr, missing))}. "
-            f"Available columns: {', '.join(map(repr, df.columns))}. Add them or leave them "
-            "out of by=."
-        )
-        raise InputError(msg)
 
 
 def _empty(df: DataFrame) -> pl.DataFrame:
@@ -100,115 +54,17 @@ def _input_error(err: Exception) -> InputError | MeasureError | None:
     return None
 
 
-def evaluate(
-    qrels: DataFrame | str | os.PathLike[str] | None = None,
-    run: DataFrame | str | os.PathLike[str] | None = None,
-    measures: MeasureSpec | Iterable[MeasureSpec] = ("nDCG@10",),
+def finish(
+    raw: DataFrame,
+    probe: Prepared,
+    judged_queries: Callable[[list[str]], pl.DataFrame],
+    measures: list[Measure],
+    slots: list[str],
     *,
-    judged: DataFrame | str | os.PathLike[str] | None = None,
-    per_query: bool = False,
-    by: Sequence[str] | None = None,
-    partitions: int | str | None = None,
-    spark: Any = None,
-    qrels_columns: Mapping[str, str] | None = None,
-    run_columns: Mapping[str, str] | None = None,
-    **options: Any,
+    per_query: bool,
+    F: Any,  # noqa: N803
 ) -> DataFrame:
-    """Evaluate runs held in Spark, with the measures and semantics of :func:`rankframe.evaluate`.
-
-    Parameters
-    ----------
-    qrels, run
-        Spark DataFrames (or names of catalog tables or views): judgments ``query_id, doc_id,
-        relevance`` and results ``query_id, doc_id, score`` (plus a ``run`` column for several
-        runs, and breakdown columns). Or paths (a file, glob or folder, as
-        :func:`rankframe.evaluate` reads them) that every executor can read: each task then
-        reads its queries itself with Polars, and no row goes through the JVM (see
-        ``partitions``).
-    measures
-        Measure names or objects, as for :func:`rankframe.evaluate` (numeric measures).
-    judged
-        Instead of ``qrels`` and ``run``: one DataFrame (or path) with ``score`` and
-        ``relevance`` (a null score: judged, not retrieved).
-    per_query
-        Return one row per (run, breakdowns..., query, measure) instead of aggregates.
-    by
-        Breakdown columns of the run.
-    partitions
-        DataFrames: the number of Spark partitions of the query repartition (default: Spark's
-        ``spark.sql.shuffle.partitions``). Paths: ``N`` query hash buckets, one task each, each
-        task scanning the inputs with a filter (default: the session's default parallelism);
-        or ``"files"`` when the run is a glob or folder of Parquet files in which no query
-        spans two files: one task per file, reading that file and the judgments of its
-        queries. Each task evaluates whole queries.
-    spark
-        The Spark session for path inputs and table names (default: the active one).
-    qrels_columns, run_columns
-        Column mappings ``{canonical: actual}`` (e.g. ``{"query_id": "qid"}``).
-    **options
-        ``complete``, ``depth``, ``relevance_level``, ``ties``, ``score_dtype``,
-        ``judged_only``, as for :func:`rankframe.evaluate`.
-
-    Returns
-    -------
-    pyspark.sql.DataFrame
-        Per query: ``[run,] [breakdowns...,] query_id, measure, value``; aggregated:
-        ``[run,] [breakdowns...,] measure, value`` (mean, sum or geometric mean per measure, as
-        trec_eval aggregates it). The per-query rows are computed when this function runs
-        (cached), so input errors are raised here, as :class:`rankframe.InputError`, and the
-        coverage warnings of :func:`rankframe.evaluate` are issued here too.
-
-    Notes
-    -----
-    Per-query values are those of :func:`rankframe.evaluate` exactly (the same planner with
-    order-independent sums). Aggregates are Spark sums, so their last bits may differ.
-    """
-    F, T = _spark()  # noqa: N806
-    unknown = set(options) - set(_OPTIONS)
-    if unknown:
-        msg = (
-            f"Unknown options {', '.join(sorted(unknown))}; rankframe.spark.evaluate takes "
-            f"{', '.join(_OPTIONS)}."
-        )
-        raise TypeError(msg)
-    parsed = parse_measures(measures)  # type: ignore[arg-type]
-    textual = [repr(m) for m in parsed if m.DTYPE != pl.Float64]
-    if textual:
-        msg = f"{', '.join(textual)} is not a number; rankframe.spark evaluates numeric measures."
-        raise MeasureError(msg)
-    names = [repr(m) for m in parsed]
-    slots = [f"_m{i}" for i in range(len(names))]
-    from pyspark.sql import DataFrame as SparkFrame
-    from pyspark.sql import SparkSession
-
-    spark = spark if spark is not None else SparkSession.getActiveSession()
-    qrels, run, judged = (_table(x, spark) for x in (qrels, run, judged))
-    given = {n: x for n, x in (("qrels", qrels), ("run", run), ("judged", judged)) if x is not None}
-    for name, x in given.items():
-        if not isinstance(x, SparkFrame) and not _is_path(x):
-            msg = (
-                f"{name}= must be a Spark DataFrame or a path (str or os.PathLike); got "
-                f"{type(x).__name__}. Several runs go in one DataFrame or file with a 'run' column."
-            )
-            raise InputError(msg)
-    paths = [_is_path(x) for x in given.values()]
-    if given and all(paths):
-        raw, probe, judged_queries = _from_paths(
-            *(_local_path(x) for x in (qrels, run, judged)), names, slots, list(by or ()),
-            partitions, spark, qrels_columns, run_columns, options, T,
-        )
-    elif any(paths):
-        named = ", ".join(f"{n}={os.fspath(x)!r}" for n, x in given.items() if _is_path(x))
-        msg = (
-            "Give the inputs either all as Spark DataFrames (or catalog table names) or all as "
-            f"paths, not mixed: {named} is read as a path (no table or view of that name)."
-        )
-        raise InputError(msg)
-    else:
-        raw, probe, judged_queries = _from_frames(
-            qrels, run, judged, names, slots, list(by or ()), partitions, qrels_columns,
-            run_columns, options, F, T,
-        )
+    """Collect the per-query flags (raising the tasks' input errors), warn, and shape the result."""
     keys = probe.keys
     conf = raw.sparkSession.conf
     batch = conf.get(ARROW_BATCH, None)
@@ -235,47 +91,10 @@ def evaluate(
 
     kept = F.col(HAS_QRELS) & (F.col(HAS_RUN) | F.lit(probe.opts.complete))
     rows = raw.filter(kept).drop(HAS_RUN, HAS_QRELS)
-    if per_query:
-        return _long(rows, [*keys, Q], slots, names, F)
-    aggs = []
-    for m, slot in zip(parsed, slots, strict=True):
-        col = F.col(slot)
-        if m.AGGREGATE == "sum":
-            e = F.sum(col).cast("double")
-        elif m.AGGREGATE == "gmean":
-            e = F.exp(F.avg(F.log(F.greatest(col, F.lit(MIN_GEO_MEAN)))))
-        elif m.AGGREGATE == "none":
-            continue
-        else:
-            e = F.avg(col)
-        aggs.append(e.alias(slot))
-    agg_slots = [a for a, m in zip(slots, parsed, strict=True) if m.AGGREGATE != "none"]
-    agg_names = [repr(m) for m in parsed if m.AGGREGATE != "none"]
-    wide = rows.groupBy(*keys).agg(*aggs) if keys else rows.agg(*aggs)
-    return _long(wide, keys, agg_slots, agg_names, F)
+    return result(rows, keys, measures, slots, per_query=per_query, F=F)
 
 
-def _table(x: Any, spark: Any) -> Any:
-    """``spark.table(x)`` where ``x`` names a table or view of the catalog, else ``x``."""
-    if not isinstance(x, str) or "://" in x or os.path.exists(x) or any(c in x for c in "*?["):
-        return x
-    if spark is not None and spark.catalog.tableExists(x):
-        return spark.table(x)
-    return x
-
-
-def _is_path(x: Any) -> bool:
-    return isinstance(x, str | os.PathLike)
-
-
-def _local_path(x: Any) -> Any:
-    """A local path made absolute (a task's working directory may differ); URLs unchanged."""
-    if x is None or "://" in os.fspath(x):
-        return x
-    return os.path.abspath(os.fspath(x))
-
-
-def _from_frames(
+def from_frames(
     qrels: DataFrame | None,
     run: DataFrame | None,
     judged: DataFrame | None,
@@ -293,22 +112,9 @@ def _from_frames(
     if partitions is not None and not is_count(partitions):
         msg = f"partitions must be an int >= 1 for Spark DataFrames. Got {partitions!r}."
         raise InputError(msg)
-    if judged is not None:
-        if qrels is not None or run is not None:
-            msg = "Give either judged=... or qrels and run, not both."
-            raise InputError(msg)
-        judged = _mapped(judged, (Q, D, S, REL), {**(qrels_columns or {}), **(run_columns or {})},
-                         "judged")
-        run_side = judged.filter(F.col(S).isNotNull()).drop(REL)
-        qrels_side = judged.filter(F.col(REL).isNotNull()).select(Q, D, REL)
-    else:
-        if qrels is None or run is None:
-            msg = "rankframe.spark.evaluate needs qrels and run DataFrames (or judged=...)."
-            raise InputError(msg)
-        run_side = _mapped(run, (Q, D, S), run_columns, "run")
-        qrels_side = _mapped(qrels, (Q, D, REL), qrels_columns, "qrels")
+    run_side, qrels_side, _ = sides(qrels, run, judged, qrels_columns, run_columns, F)
     keys = (["run"] if "run" in run_side.columns else []) + by
-    _require(run_side, keys, "run")  # breakdown columns
+    require(run_side, keys, "run")  # breakdown columns
     qrels_keys = [k for k in keys if k in qrels_side.columns]
     run_cols = [*keys, Q, D, S]
     qrels_cols = [*qrels_keys, Q, D, REL]
@@ -342,7 +148,7 @@ def _from_frames(
     return raw, probe, judged_queries
 
 
-def _from_paths(
+def from_paths(
     qrels: str | os.PathLike[str] | None,
     run: str | os.PathLike[str] | None,
     judged: str | os.PathLike[str] | None,
@@ -416,20 +222,6 @@ def _out_schema(keys: list[tuple[str, Any]], q_type: Any, slots: list[str], T: A
         + [T.StructField(Q, q_type)]
         + [T.StructField(HAS_RUN, T.BooleanType()), T.StructField(HAS_QRELS, T.BooleanType())]
         + [T.StructField(s, T.DoubleType()) for s in slots]
-    )
-
-
-def _long(wide: DataFrame, ids: list[str], slots: list[str], names: list[str], F: Any) -> DataFrame:  # noqa: N803
-    """``ids..., measure, value`` rows of a wide frame whose measure columns are named ``slots``."""
-    pairs = list(zip(slots, names, strict=True))
-    name = F.create_map(*[x for s, n in pairs for x in (F.lit(s), F.lit(n))])
-    order = F.create_map(*[x for i, (s, _) in enumerate(pairs) for x in (F.lit(s), F.lit(i))])
-    return (
-        wide.unpivot(ids, slots, "_slot", "value")
-        .withColumn("measure", name[F.col("_slot")])
-        .withColumn("_o", order[F.col("_slot")])
-        .orderBy(*[F.col(c).asc_nulls_last() for c in ids], "_o")  # as evaluate sorts
-        .select(*ids, "measure", "value")
     )
 
 
