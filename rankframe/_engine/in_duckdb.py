@@ -129,7 +129,9 @@ def _screen(keys: list[str], qkeys: list[str]) -> str:
     """
     inputs = Inputs.of("qrels_in_", "run_in_", keys, qkeys, None, None, grade="CAST({rel} AS DOUBLE)")
     bad_run = "query_id IS NULL OR doc_id IS NULL OR score IS NULL OR NOT (score - score = 0)"
-    bad_qrels = "query_id IS NULL OR doc_id IS NULL OR rel IS NULL OR NOT (rel - FLOOR(rel) = 0)"
+    bad_qrels = (
+        "query_id IS NULL OR doc_id IS NULL OR rel IS NULL OR NOT (rel - rel = 0 AND rel = ROUND(rel))"
+    )
 
     def count(table: str, bad: str, group: list[str]) -> str:
         pair = ", ".join([*group, "query_id", "doc_id"])

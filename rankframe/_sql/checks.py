@@ -74,7 +74,7 @@ def checks(
         rows("run", "non-finite score", "score", "NOT (score - score = 0)"),
         rows("qrels", "null id", "NULL", "query_id IS NULL OR doc_id IS NULL"),
         rows("qrels", "null grade", "NULL", f"{ids} AND rel IS NULL"),
-        rows("qrels", "fractional grade", "rel", "NOT (rel - FLOOR(rel) = 0)"),
+        rows("qrels", "fractional grade", "rel", "NOT (rel - rel = 0 AND rel = ROUND(rel))"),
         duplicates("run", inputs.keys),
         duplicates("qrels", inputs.qkeys),
         absent("qrels", "run", "judged query not in run"),

@@ -11,6 +11,10 @@ sqlglot cannot know, written here by hand:
   collation: ``COLLATE 'utf8'`` (binary) forces it.
 * **log2**: sqlglot writes ``LOG(2, x)`` (ln x / ln 2) for every dialect; engines that have
   ``LOG2`` get it back, whose bits are C's ``log2``.
+* **Decimal literals**: Spark, Databricks, Trino and Snowflake read ``1.0`` as a DECIMAL(2, 1),
+  so ``1.0 / rank`` is a decimal division rounded to a fixed scale (RR at rank 6 in Spark:
+  0.166666666667, 2e-12 off); DuckDB, whose dialect the query is written in, divides in DOUBLE.
+  Those dialects get ``CAST(1.0 AS DOUBLE)`` for every non-integer number literal.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from rankframe._errors import InputError
 DIALECTS = ("duckdb", "spark", "databricks", "bigquery", "snowflake", "trino", "postgres", "clickhouse")
 
 _HAS_LOG2 = {"duckdb", "spark", "databricks", "trino", "clickhouse"}
+_DECIMAL_LITERALS = {"spark", "databricks", "trino", "snowflake"}
 _COLLATION = {"postgres": ("C", True), "snowflake": ("utf8", False)}
 
 
@@ -50,6 +55,11 @@ def transpile(text: str, dialect: str) -> str:
         raise InputError(msg) from e
 
     def fix(node: Any) -> Any:
+        if (
+            dialect in _DECIMAL_LITERALS and isinstance(node, exp.Literal) and not node.is_string
+            and not node.this.lstrip("-").isdigit()
+        ):
+            return exp.Cast(this=node.copy(), to=exp.DataType.build("DOUBLE"))
         if isinstance(node, exp.Log) and node.expression is not None and dialect in _HAS_LOG2:
             base = node.this
             if isinstance(base, exp.Literal) and base.this == "2":
