@@ -9,6 +9,10 @@ Pick a profile with ``HYPOTHESIS_PROFILE=<name>`` (default ``ci``):
 * ``lowest``: half of ``ci``'s examples, derandomised: CI's second run of the suite, at the
   lowest declared versions (``.ci/check-install``), which checks versions more than data.
 
+Test modules share helpers by importing each other (``from tests.test_sql import COMPILED``): under
+``--import-mode=importlib`` a plain ``pytest`` (pytest 8.0) finds such a module only once collected,
+so a module importing another sorts after it (``test_sql_*`` after ``test_sql``).
+
 Tests that want more examples than the default ask for a multiple of the profile's number
 (``settings.default.max_examples * 30 // 20``), so that every profile scales them.
 """
