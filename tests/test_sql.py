@@ -96,7 +96,6 @@ HITS_ONLY = [
 ]
 
 
-@settings(max_examples=settings.default.max_examples * 30 // 20)
 @given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
 def test_hits_only_query_equals_evaluate(data: tuple, depth: int | None) -> None:
     qrels, run, options = data
@@ -124,7 +123,6 @@ LAYOUTS = {  # by, qrels_by
 }
 
 
-@settings(max_examples=settings.default.max_examples * 40 // 20)
 @given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
 def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.DataObject) -> None:
     # by=: breakdowns of the run alone (a group's queries are those it holds), ones the qrels

@@ -49,7 +49,7 @@ def assert_equal(want: pl.DataFrame, got: pl.DataFrame) -> None:
             assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300), (m, a, b)
 
 
-@settings(max_examples=settings.default.max_examples * 25 // 20)
+@settings(max_examples=settings.default.max_examples * 15 // 20)
 @given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
 def test_duckdb_engine_equals_evaluate(data: tuple, depth: int | None) -> None:
     qrels, run, options = data
@@ -57,7 +57,7 @@ def test_duckdb_engine_equals_evaluate(data: tuple, depth: int | None) -> None:
         assert_equal(*_both(qrels, run, COMPILED, per_query=per_query, depth=depth, **options))
 
 
-@settings(max_examples=settings.default.max_examples * 25 // 20)
+@settings(max_examples=settings.default.max_examples * 15 // 20)
 @given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
 def test_duckdb_engine_breakdowns(data: tuple, layout: str, labels: st.DataObject) -> None:
     # by= of the run alone, carried by the qrels too (found in the qrels frame, as evaluate
