@@ -701,3 +701,52 @@ def test_evaluate_engine_duckdb(capsys):
     a, b = pl.read_csv(io.StringIO(polars_out)), pl.read_csv(io.StringIO(duckdb_out))
     assert a.drop("value").equals(b.drop("value"))
     assert ((a["value"] - b["value"]).abs() <= 1e-9 * a["value"].abs()).all()
+
+
+def _breakdown_files(tmp_path: Path) -> tuple[str, str, str]:
+    """The sample qrels, and the two runs as Parquet with a ``half`` column (odd/even query)."""
+    qrels = rf.read_qrels(QRELS).collect()
+    paths = []
+    for src, name in ((BM25, "bm25.parquet"), (SPLADE, "splade.parquet")):
+        run = rf.read_run(src).collect().select("query_id", "doc_id", "score")
+        run = run.with_columns(
+            pl.when(pl.col("query_id").cast(pl.Int64) % 2 == 0).then(pl.lit("even"))
+            .otherwise(pl.lit("odd")).alias("half")
+        )
+        run.write_parquet(tmp_path / name)
+        paths.append(str(tmp_path / name))
+    qrels_path = tmp_path / "qrels.parquet"
+    qrels.select("query_id", "doc_id", "relevance").write_parquet(qrels_path)
+    return str(qrels_path), *paths
+
+
+@pytest.mark.parametrize("per_query", [False, True])
+def test_evaluate_by_breakdown_columns_equals_the_library(capsys, tmp_path, per_query):
+    qrels, bm25, splade = _breakdown_files(tmp_path)
+    out_file = tmp_path / "out.parquet"
+    argv = ["evaluate", qrels, bm25, splade, "-m", "nDCG@10", "AP", "--by", "half", "-o", str(out_file)]
+    code, _, err = run_cli(capsys, *argv, *(["--per-query"] if per_query else []))
+    assert code == 0, err
+    runs = {"bm25.parquet": bm25, "splade.parquet": splade}
+    want = rf.evaluate(qrels, runs, ["nDCG@10", "AP"], by=["half"], per_query=per_query)
+    got = pl.read_parquet(out_file)
+    assert set(got["half"]) == {"odd", "even"}
+    assert_frame_equal(got, want, check_row_order=False)
+    code, table, _ = run_cli(capsys, "evaluate", qrels, bm25, splade, "-m", "AP", "--by", "half")
+    header, _, *rows = table.splitlines()
+    assert header.split() == ["half", "measure", "bm25.parquet", "splade.parquet"]
+    assert [r.split()[0] for r in rows] == ["even", "odd"]
+
+
+def test_evaluate_by_unknown_column_names_it(capsys, tmp_path):
+    qrels, bm25, _ = _breakdown_files(tmp_path)
+    code, _, err = run_cli(capsys, "evaluate", qrels, bm25, "--by", "lang")
+    assert code == 1
+    assert "'lang'" in err
+    assert "'half'" in err
+
+
+def test_version(capsys):
+    code, out, _ = run_cli(capsys, "--version")
+    assert code == 0
+    assert out.startswith(f"rankframe {rf.__version__} (polars {pl.__version__}")

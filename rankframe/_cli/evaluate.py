@@ -80,7 +80,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     names = _run_names(runs)
     with _warnings_to_stderr() as caught:
         frame = evaluate(
-            qrels, names, wanted, per_query=args.per_query,
+            qrels, names, wanted, per_query=args.per_query, by=args.by,
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
@@ -98,8 +98,9 @@ def add_evaluate_parser(subparsers: Any) -> None:
         help="evaluate one or several runs side by side",
         usage=(
             f"{PROG} evaluate QRELS RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
-            "         [--per-query] [--format {" + ",".join(WRITERS) + "}] [-o PATH]\n"
-            "         [-c | --incomplete] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
+            "         [--per-query] [--by COLUMN [COLUMN ...]] [--format {" + ",".join(WRITERS) + "}]\n"
+            "         [-o PATH]"
+            " [-c | --incomplete] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
             "         [--score-dtype {float64,float32}] [--engine {polars,duckdb}]"
         ),
         description=(
@@ -114,6 +115,7 @@ def add_evaluate_parser(subparsers: Any) -> None:
             f"  {PROG} evaluate qrels.txt bm25.txt splade.txt -m nDCG@10 AP R@1000\n"
             f"  {PROG} evaluate qrels.txt run.txt -m ndcg_cut.10 P_5 --per-query --format csv\n"
             f"  {PROG} evaluate qrels.parquet runs/*.parquet -m RR@10 -o out.parquet\n"
+            f"  {PROG} evaluate qrels.parquet logs.parquet -m nDCG@10 RR --by locale date\n"
             f"  {PROG} evaluate qrels.txt run.txt -m KendallTauB CIndex AUC Footrule\n"
             f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
             "-m KendallTauB SpearmanRho\n"
@@ -125,6 +127,11 @@ def add_evaluate_parser(subparsers: Any) -> None:
     ev.add_argument(
         "-q", "--per-query", dest="per_query", action="store_true",
         help="one row per query and measure instead of aggregates",
+    )
+    ev.add_argument(
+        "--by", nargs="+", metavar="COLUMN",
+        help="breakdown columns of the runs (e.g. locale date): each group evaluated and "
+        "aggregated apart, with --per-query one row per group and query",
     )
     ev.add_argument(
         "-f", "--format", choices=list(WRITERS), default=None,

@@ -45,6 +45,7 @@ from rankframe._cli.measures import add_measures_parser
 from rankframe._cli.sql import add_sql_parser
 from rankframe._cli.trec_eval import add_trec_eval_parser
 from rankframe._errors import MeasureError, RankframeError
+from rankframe._version import __version__
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -52,6 +53,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Evaluate rankings exactly like trec_eval 10.0, with Polars.",
+    )
+    parser.add_argument(
+        "--version", action="version",
+        version=f"{PROG} {__version__} (polars {pl.__version__}, Python {sys.version.split()[0]})",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     add_trec_eval_parser(sub)

@@ -47,7 +47,8 @@ def _write_table(frame: pl.DataFrame, measures: list[Measure]) -> str:
     for row in wide.iter_rows(named=True):
         count = row["measure"] in counts
         rows.append(
-            [str(row[c]) for c in index] + [_format_number(row[r], count) for r in runs]
+            ["-" if row[c] is None else str(row[c]) for c in index]
+            + [_format_number(row[r], count) for r in runs]
         )
     widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)]
     n_left = len(index)

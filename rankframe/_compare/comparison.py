@@ -24,6 +24,7 @@ from rankframe._compare.pairs import _Bar, _pairs_schema, _test_pairs
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.prepare import MeasureSpec, _named_runs
 from rankframe._errors import MeasureError, warn
+from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._measures._names import parse_measures
 
 if TYPE_CHECKING:
@@ -337,6 +338,8 @@ def compare(
         )
         raise TypeError(msg)
     by = tuple(by or ())
+    # pytrec_eval dicts, ir_measures records, ranx objects, Arrow streams: read once as frames
+    qrels, runs = resolve(qrels, "qrels"), resolve_runs(runs)
     if isinstance(runs, Mapping | list | tuple):
         runs = dict(_named_runs(runs) or ())
 
@@ -347,7 +350,8 @@ def compare(
             qrels, runs, names, per_query=per_query, by=keys, complete=complete, **options
         )
 
-    wanted = [measures] if isinstance(measures, str) else list(measures)  # type: ignore[arg-type]
+    single = isinstance(measures, str) or not isinstance(measures, Iterable)  # one measure object
+    wanted = [measures] if single else list(measures)  # type: ignore[arg-type]
     extra = ["num_ret"] if by and complete else []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -15,6 +15,7 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
+from rankframe._io.ecosystem import resolve, resolve_runs
 
 if TYPE_CHECKING:
     from rankframe._io.columns import Source
@@ -55,9 +56,15 @@ def evaluate(
     run
         A run (path or frame with ``query_id, doc_id, score``), or several: a list of sources or
         a dict ``{name: source}``; a frame with a ``run`` column holds several runs at once.
+        The IR ecosystem's objects are read too (see :func:`read_qrels`, :func:`read_run`):
+        pytrec_eval dicts (``{query: {doc: score}}`` is one run, told apart from ``{name: run}``
+        by its values), ir_measures ``Qrel``/``ScoredDoc`` iterables, ranx ``Qrels``/``Run``
+        (a list of ``Run`` objects is named by their names), PyTerrier frames, DuckDB relations
+        and other Arrow C streams.
     measures
         Measure names in ir_measures (``nDCG@10``, ``P(rel=2)@5``), trec_eval (``ndcg_cut.10``,
-        ``P_5``, ``official``) or ranx (``ndcg@10``) syntax, or measure objects.
+        ``P_5``, ``official``) or ranx (``ndcg@10``) syntax, or measure objects (rankframe's
+        or ir_measures').
     judged
         Instead of ``qrels`` and ``run``: one frame holding ``score`` and ``relevance``.
     per_query
@@ -163,6 +170,9 @@ def evaluate(
     │ RR      ┆ 0.75  │
     └─────────┴───────┘
     """
+    # the IR ecosystem's objects (pytrec_eval dicts, ir_measures records, ranx, Arrow streams)
+    # read once, as frames that each pass of the plan can scan again
+    qrels, run, judged = resolve(qrels, "qrels"), resolve_runs(run), resolve(judged, "judged")
     if engine != "polars":
         return _other_engine(
             engine, qrels, run, measures, judged=judged, per_query=per_query, by=by, complete=complete,
@@ -272,7 +282,7 @@ def explain(
     >>> "AGGREGATE" in rf.explain(qrels, run, ["AP"])
     True
     """
-    prep = prepare(qrels, run, measures, validate=False, **options)
+    prep = prepare(resolve(qrels, "qrels"), resolve_runs(run), measures, validate=False, **options)
     return per_query_plan(
         prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, _qrels_keys(prep),
         qrels_given=prep.qrels_given, pairs=prep.pairs,

@@ -21,7 +21,19 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io.columns import LINE, REL, D, Q, S, Source, _is_pathlike, _map_columns, describe
+from rankframe._io.columns import (
+    DEFAULT_NAMES,
+    LINE,
+    REL,
+    D,
+    Q,
+    S,
+    Source,
+    _is_pathlike,
+    _map_columns,
+    describe,
+)
+from rankframe._io.ecosystem import is_foreign, resolve
 from rankframe._io.trec_text import read_trec_qrels, read_trec_run
 
 
@@ -88,6 +100,8 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
             return _scan_path(os.fspath(source), kind)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError.unreadable(kind, os.fspath(source), exc) from exc
+    if is_foreign(source):  # pytrec_eval dicts, ir_measures records, ranx, Arrow streams
+        return resolve(source, kind, describe(source, kind)), type(source).__name__
     mod = type(source).__module__.split(".")[0]
     try:
         if mod == "pyarrow" and type(source).__module__ == "pyarrow._dataset":
@@ -102,7 +116,10 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
         raise InputError.unreadable(kind, describe(source, kind), exc) from exc
     msg = (
         f"Cannot read {kind} from a {type(source).__name__} object. Pass a path (TREC text, Parquet, "
-        "CSV/TSV, Arrow IPC), a Polars DataFrame/LazyFrame, an Arrow table or a pandas DataFrame."
+        "CSV/TSV, Arrow IPC), a Polars DataFrame/LazyFrame, an Arrow table, a pandas DataFrame, "
+        "a dict {query: {doc: value}} (pytrec_eval), records with query_id and doc_id fields "
+        "(ir_measures' Qrel/ScoredDoc), a ranx Qrels/Run or an object exporting an Arrow C "
+        "stream (__arrow_c_stream__: a DuckDB relation, a pyarrow RecordBatchReader)."
     )
     raise InputError(msg)
 
@@ -111,7 +128,21 @@ def _read(
     source: Source, kind: str, needed: tuple[str, ...], columns: Mapping[str, str] | None
 ) -> pl.LazyFrame:
     lf, _ = _to_lazy(source, kind)
+    if S in needed and S not in (columns or {}):
+        lf = _score_from_rank(lf)
     return _map_columns(lf, needed, columns, kind, describe(source, kind))
+
+
+def _score_from_rank(lf: pl.LazyFrame) -> pl.LazyFrame:
+    """A run with ranks and no score (a PyTerrier frame ``qid, docno, rank``): score = -rank."""
+    try:
+        names = lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError):
+        return lf  # the mapping below names the failure
+    lowered = {n.lower() for n in names}
+    if "rank" not in names or any(c in lowered for c in DEFAULT_NAMES[S]):
+        return lf
+    return lf.with_columns((-pl.col("rank").cast(pl.Float64)).alias(S))
 
 
 def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
@@ -121,7 +152,10 @@ def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> p
     ----------
     source
         A path (TREC qrels text, ``.gz``, Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars
-        DataFrame or LazyFrame, an Arrow table or a pandas DataFrame.
+        DataFrame or LazyFrame, an Arrow table or a pandas DataFrame (PyTerrier's ``qid, docno,
+        label``), a pytrec_eval dict ``{query: {doc: grade}}``, ir_measures ``Qrel`` records
+        (any iterable of records with ``query_id, doc_id, relevance`` fields), a ranx ``Qrels``,
+        or an object exporting an Arrow C stream (a DuckDB relation, a pyarrow reader).
     columns
         Map canonical name -> column name, e.g. ``{"query_id": "qid", "relevance": "label"}``;
         well-known names (``qid``, ``docno``, ``rel``, ``label``...) are recognised without it.
@@ -149,7 +183,10 @@ def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.
     ----------
     source
         A path (TREC run text, ``.gz``, Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars
-        DataFrame or LazyFrame, an Arrow table or a pandas DataFrame.
+        DataFrame or LazyFrame, an Arrow table or a pandas DataFrame (a PyTerrier result frame
+        ``qid, docno, score``; with a ``rank`` and no score, score = -rank), a pytrec_eval dict
+        ``{query: {doc: score}}``, ir_measures ``ScoredDoc`` records, a ranx ``Run``, or an
+        object exporting an Arrow C stream (a DuckDB relation, a pyarrow reader).
     columns
         Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``.
 

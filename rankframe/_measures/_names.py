@@ -126,6 +126,24 @@ def valid_names() -> list[str]:
     return sorted(names, key=str.lower)
 
 
+def _is_foreign_measure(spec: object) -> bool:
+    """An ir_measures measure object (duck-typed: ir_measures is never imported)."""
+    return type(spec).__module__.split(".")[0] == "ir_measures" and hasattr(spec, "NAME")
+
+
+def _parse_foreign(spec: object) -> list[Measure]:
+    """An ir_measures measure, through its canonical text (``nDCG@10``, ``P(rel=2)@5``)."""
+    text = str(spec)
+    measure = _parse_irm(text)
+    if measure is None:
+        msg = (
+            f"The ir_measures measure {text} has no rankframe equivalent. See "
+            "rankframe.valid_names() for the measures rankframe computes."
+        )
+        raise MeasureError(msg)
+    return [measure]
+
+
 def parse_measure(spec: str | Measure) -> list[Measure]:
     """Parse one measure spec (any dialect) into measures.
 
@@ -133,7 +151,8 @@ def parse_measure(spec: str | Measure) -> list[Measure]:
     ----------
     spec
         ``nDCG@10``, ``P(rel=2)@5`` (ir_measures), ``ndcg_cut.5,10``, ``P_5``, ``map``,
-        ``official`` (trec_eval), ``ndcg@10``, ``precision@5-l2`` (ranx), or a measure object.
+        ``official`` (trec_eval), ``ndcg@10``, ``precision@5-l2`` (ranx), or a measure object
+        (rankframe's, or ir_measures', read through its canonical name).
 
     Returns
     -------
@@ -155,6 +174,8 @@ def parse_measure(spec: str | Measure) -> list[Measure]:
     build = getattr(spec, "build", None)  # rankframe.measures.MeasureFamily (needs a cutoff)
     if callable(build):
         return [build()]
+    if _is_foreign_measure(spec):
+        return _parse_foreign(spec)
     if not isinstance(spec, str):
         msg = f"A measure must be a name or a Measure object. Got {spec!r} ({type(spec).__name__})."
         raise MeasureError(msg)
@@ -188,7 +209,7 @@ def parse_measure(spec: str | Measure) -> list[Measure]:
 
 def parse_measures(specs: str | Measure | Iterable[str | Measure]) -> list[Measure]:
     """Parse several specs, keeping the first occurrence of duplicates, in order."""
-    if isinstance(specs, str | Measure):
+    if isinstance(specs, str | Measure) or _is_foreign_measure(specs):
         specs = [specs]
     out: dict[Measure, None] = {}
     for spec in specs:
