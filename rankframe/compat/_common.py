@@ -1,0 +1,104 @@
+"""What the drop-in modules share: one :func:`rankframe.evaluate` call, as a wide per-query frame.
+
+pytrec_eval and ir_measures evaluate the qrels topics that are keys of the run, and a key
+with an empty ranking (``{"q1": {}}``) is still evaluated (on no documents). Both are
+reproduced with ``complete=True`` over the judgments of those topics only: the run's queries
+that have no judgments are ignored, as ``evaluate`` ignores them.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import polars as pl
+
+import rankframe as rf
+from rankframe._errors import RankframeWarning
+from rankframe._io.columns import REL, D, Q, S
+
+if TYPE_CHECKING:
+    from rankframe._measures import Measure
+
+#: Row order of the evaluated queries (their position among the run's queries).
+ORDER = "__compat_order"
+
+
+def read(source: Any, kind: str) -> pl.DataFrame:
+    """Judgments or a run as a collected frame with rankframe's canonical columns.
+
+    Everything :func:`rankframe.read_qrels` / :func:`rankframe.read_run` read is accepted: the
+    pytrec_eval dict ``{query: {doc: value}}``, ir_measures' ``Qrel``/``ScoredDoc`` records (a
+    generator is consumed once, here), pandas frames with ``query_id, doc_id, relevance|score``,
+    Polars and Arrow frames, TREC files.
+    """
+    reader, value = (rf.read_qrels, REL) if kind == "qrels" else (rf.read_run, S)
+    frame = reader(source).collect()
+    # a dict of empty rankings reads as columns of nulls: give them their types
+    types = {Q: pl.String, D: pl.String, value: pl.Int64 if kind == "qrels" else pl.Float64}
+    return frame.with_columns(pl.col(c).cast(t) for c, t in types.items() if frame.schema[c] == pl.Null)
+
+
+def run_queries(source: Any, run: pl.DataFrame) -> pl.Series:
+    """The run's queries in order: a dict's keys (an empty ranking is a query), else its rows'."""
+    if isinstance(source, Mapping):
+        keys = list(source)
+        if keys and all(isinstance(k, str) for k in keys):
+            return pl.Series(Q, keys, dtype=pl.String)
+    return run.get_column(Q).unique(maintain_order=True)
+
+
+def per_query_wide(
+    qrels: pl.DataFrame,
+    run: pl.DataFrame,
+    queries: pl.Series,
+    measures: Iterable[Measure],
+    *,
+    relevance_level: int = 1,
+    judged_only: bool = False,
+    score_dtype: str = "float64",
+    doc_ascending: bool = False,
+) -> pl.DataFrame:
+    """Evaluate ``measures`` on the judged ``queries``: ``query_id`` and one column per measure.
+
+    One :func:`rankframe.evaluate` call (one plan). Rows follow the order of ``queries``;
+    columns are named by ``repr(measure)``. ``doc_ascending`` breaks score ties by doc id
+    ascending instead of trec_eval's descending (ir_measures' msmarco and judged providers):
+    the run, sorted by doc id, is ranked with ``ties="input"``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> from rankframe.measures import P
+    >>> qrels = pl.DataFrame({"query_id": ["q1", "q2"], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    >>> run = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    >>> per_query_wide(qrels, run, pl.Series(["q2", "q1"]), [P @ 1]).rows()
+    [('q2', 0.0), ('q1', 0.0)]
+    """
+    measures = list(dict.fromkeys(measures))
+    names = [repr(m) for m in measures]
+    order = (
+        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame()
+        .unique(Q, keep="first", maintain_order=True)
+        .with_row_index(ORDER)
+    )
+    judged = qrels.join(order.select(Q), on=Q, how="semi")
+    if judged.is_empty():
+        return pl.DataFrame(schema={Q: qrels.schema[Q], **dict.fromkeys(names, pl.Float64)})
+    ties = "trec_eval"
+    if doc_ascending:
+        run, ties = run.sort([Q, D]), "input"
+    with warnings.catch_warnings():
+        # pytrec_eval and ir_measures say nothing about queries missing on either side
+        warnings.simplefilter("ignore", RankframeWarning)
+        long = rf.evaluate(
+            judged, run, measures, per_query=True, complete=True, relevance_level=relevance_level,
+            judged_only=judged_only, score_dtype=score_dtype, ties=ties,
+        )
+    wide = long.pivot(on="measure", index=Q, values="value")
+    return (
+        wide.join(order, on=Q, how="left")
+        .sort(ORDER)
+        .select(Q, *[pl.col(n) if n in wide.columns else pl.lit(None, pl.Float64).alias(n) for n in names])
+    )
