@@ -34,6 +34,23 @@ from rankframe._io.columns import (
     describe,
 )
 from rankframe._io.ecosystem import is_foreign, resolve
+from rankframe._io.storage import (
+    StoragePath,
+    checked,
+    file_uri_path,
+    guard,
+    iceberg_folder,
+    is_delta,
+    is_iceberg_metadata,
+    is_iceberg_table,
+    may_be_folder,
+    parquet_folder,
+    scan_delta,
+    scan_iceberg,
+    scheme,
+    suffixes,
+    with_storage,
+)
 from rankframe._io.trec_text import read_trec_qrels, read_trec_run
 
 
@@ -41,20 +58,69 @@ def _suffixes(path: str) -> list[str]:
     return [s.lower() for s in Path(path).suffixes]
 
 
-def _scan_csv(path: str, separator: str, compressed: bool) -> pl.LazyFrame:
+def _scan_csv(
+    path: str, separator: str, compressed: bool, storage_options: Mapping[str, Any] | None = None
+) -> pl.LazyFrame:
     options: dict[str, Any] = {
         "separator": separator,
         "infer_schema_length": None,  # look at every row: a late "abc" makes the column String
         "row_index_name": LINE,
         "row_index_offset": 2,  # the header is line 1
     }
+    if storage_options is not None:
+        options["storage_options"] = storage_options
     if compressed:
         return pl.read_csv(path, **options).lazy()
     return pl.scan_csv(path, **options)
 
 
-def _scan_path(path: str, kind: str) -> tuple[pl.LazyFrame, str]:
-    """Scan a file, glob or folder; return the frame and a description of the format."""
+def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
+    """Scan a URI (``s3://``, ``gs://``, ``az://``, ``hf://``, ``https://``...) with Polars.
+
+    The format comes from the name; a name without a file suffix (or ending with ``/``) is
+    looked at: a Delta table, else a folder of Parquet files, else a TREC text file.
+    """
+    sfx = suffixes(path)
+    compressed = bool(sfx) and sfx[-1] in (".gz", ".bz2", ".xz", ".zst")
+    with guard(kind, path):
+        if is_iceberg_metadata(path):
+            return scan_iceberg(path, options, kind, path), "iceberg"
+        if any(c in path for c in "*?[") or ".parquet" in sfx or ".pq" in sfx:
+            lf = pl.scan_parquet(path, hive_partitioning=True, storage_options=options)
+            return checked(lf, kind, path), "parquet"
+        if ".csv" in sfx or ".tsv" in sfx:
+            lf = _scan_csv(path, "," if ".csv" in sfx else "\t", compressed, options)
+            return checked(lf, kind, path), "csv" if ".csv" in sfx else "tsv"
+        if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
+            return checked(pl.scan_ipc(path, storage_options=options), kind, path), "ipc"
+        if may_be_folder(path):
+            if is_delta(path, options, kind):
+                return scan_delta(path, options, kind), "delta"
+            folder = parquet_folder(path, options, kind)
+            if folder is not None:
+                return folder, "parquet"
+    if kind == "qrels":
+        return read_trec_qrels(path, options), "trec"
+    if kind == "run":
+        return read_trec_run(path, options), "trec"
+    msg = (
+        f"Cannot read a {kind} frame from {path!r}: a {kind} frame holds scores and grades in one "
+        "table, so it needs a tabular format (.parquet, .csv, .tsv, .arrow/.ipc, a folder of "
+        "Parquet files, a Delta or Iceberg table), not TREC text."
+    )
+    raise InputError(msg)
+
+
+def _scan_path(
+    path: str, kind: str, storage_options: Mapping[str, Any] | None = None
+) -> tuple[pl.LazyFrame, str]:
+    """Scan a file, glob, folder or URI; return the frame and a description of the format.
+
+    ``storage_options`` apply to URIs (credentials, region, endpoint), which Polars reads.
+    """
+    path = file_uri_path(path)
+    if scheme(path) is not None:
+        return _scan_uri(path, kind, storage_options)
     sfx = _suffixes(path)
     is_glob = any(c in path for c in "*?[")
     if is_glob:
@@ -64,6 +130,17 @@ def _scan_path(path: str, kind: str) -> tuple[pl.LazyFrame, str]:
     elif not os.path.exists(path):
         msg = f"The {kind} file {path!r} does not exist (working directory: {os.getcwd()}). Check the path."
         raise InputError(msg)
+    if os.path.isdir(path) and is_delta(path, None, kind):
+        return scan_delta(path, None, kind), "delta"
+    if os.path.isdir(path) and iceberg_folder(path):
+        msg = (
+            f"The {kind} folder {path!r} looks like an Apache Iceberg table: pass its current "
+            "metadata file (.../metadata/*.metadata.json) or a pyiceberg Table object; its data "
+            "files alone may hold deleted or replaced rows."
+        )
+        raise InputError(msg)
+    if is_iceberg_metadata(path):
+        return scan_iceberg(path, None, kind, path), "iceberg"
     if os.path.isdir(path):
         target = os.path.join(path, "**", "*.parquet")
         if not globlib.glob(target, recursive=True):
@@ -91,6 +168,10 @@ def _scan_path(path: str, kind: str) -> tuple[pl.LazyFrame, str]:
 
 
 def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
+    if isinstance(source, StoragePath):  # a path with storage options (rankframe._io.storage)
+        return _scan_path(source.path, kind, source.options)
+    if is_iceberg_table(source):
+        return scan_iceberg(source, None, kind, describe(source, kind)), "Iceberg table"
     if isinstance(source, pl.LazyFrame):
         return source, "LazyFrame"
     if isinstance(source, pl.DataFrame):
@@ -125,8 +206,13 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
 
 
 def _read(
-    source: Source, kind: str, needed: tuple[str, ...], columns: Mapping[str, str] | None
+    source: Source,
+    kind: str,
+    needed: tuple[str, ...],
+    columns: Mapping[str, str] | None,
+    storage_options: Mapping[str, str] | None = None,
 ) -> pl.LazyFrame:
+    source = with_storage(source, storage_options)
     lf, _ = _to_lazy(source, kind)
     if S in needed and S not in (columns or {}):
         lf = _score_from_rank(lf)
@@ -145,7 +231,12 @@ def _score_from_rank(lf: pl.LazyFrame) -> pl.LazyFrame:
     return lf.with_columns((-pl.col("rank").cast(pl.Float64)).alias(S))
 
 
-def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
+def read_qrels(
+    source: Source,
+    *,
+    columns: Mapping[str, str] | None = None,
+    storage_options: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
     """Read judgments into a LazyFrame with ``query_id, doc_id, relevance``.
 
     Parameters
@@ -156,9 +247,19 @@ def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> p
         label``), a pytrec_eval dict ``{query: {doc: grade}}``, ir_measures ``Qrel`` records
         (any iterable of records with ``query_id, doc_id, relevance`` fields), a ranx ``Qrels``,
         or an object exporting an Arrow C stream (a DuckDB relation, a pyarrow reader).
+        A URI in object storage of any of these (see ``storage_options``), a Delta Lake
+        table (a folder with ``_delta_log``; ``pip install 'rankframe[delta]'``) or an Apache
+        Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
+        ``pip install 'rankframe[iceberg]'``).
     columns
         Map canonical name -> column name, e.g. ``{"query_id": "qid", "relevance": "label"}``;
         well-known names (``qid``, ``docno``, ``rel``, ``label``...) are recognised without it.
+    storage_options
+        For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
+        ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
+        "aws_secret_access_key": ..., "aws_region": "us-east-1"}`` (plus ``aws_endpoint_url``
+        for an S3-compatible store); the keys of ``polars.scan_parquet``'s ``storage_options``.
+        Without them, the environment's credentials. Ignored for local paths and frames.
 
     Returns
     -------
@@ -173,10 +274,15 @@ def read_qrels(source: Source, *, columns: Mapping[str, str] | None = None) -> p
     >>> read_qrels(pl.DataFrame({"qid": ["1"], "docno": ["d"], "rel": [2]})).collect().columns
     ['query_id', 'doc_id', 'relevance']
     """
-    return _read(source, "qrels", (Q, D, REL), columns)
+    return _read(source, "qrels", (Q, D, REL), columns, storage_options)
 
 
-def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
+def read_run(
+    source: Source,
+    *,
+    columns: Mapping[str, str] | None = None,
+    storage_options: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
     """Read a run into a LazyFrame with ``query_id, doc_id, score`` (+ ``run`` if present).
 
     Parameters
@@ -187,8 +293,18 @@ def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.
         ``qid, docno, score``; with a ``rank`` and no score, score = -rank), a pytrec_eval dict
         ``{query: {doc: score}}``, ir_measures ``ScoredDoc`` records, a ranx ``Run``, or an
         object exporting an Arrow C stream (a DuckDB relation, a pyarrow reader).
+        A URI in object storage of any of these (see ``storage_options``), a Delta Lake
+        table (a folder with ``_delta_log``; ``pip install 'rankframe[delta]'``) or an Apache
+        Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
+        ``pip install 'rankframe[iceberg]'``).
     columns
         Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``.
+    storage_options
+        For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
+        ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
+        "aws_secret_access_key": ..., "aws_region": "us-east-1"}`` (plus ``aws_endpoint_url``
+        for an S3-compatible store); the keys of ``polars.scan_parquet``'s ``storage_options``.
+        Without them, the environment's credentials. Ignored for local paths and frames.
 
     Returns
     -------
@@ -203,10 +319,15 @@ def read_run(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.
     >>> read_run(pl.DataFrame({"qid": ["1"], "docno": ["d"], "sim": [0.5]})).collect().columns
     ['query_id', 'doc_id', 'score']
     """
-    return _read(source, "run", (Q, D, S), columns)
+    return _read(source, "run", (Q, D, S), columns, storage_options)
 
 
-def read_judged(source: Source, *, columns: Mapping[str, str] | None = None) -> pl.LazyFrame:
+def read_judged(
+    source: Source,
+    *,
+    columns: Mapping[str, str] | None = None,
+    storage_options: Mapping[str, str] | None = None,
+) -> pl.LazyFrame:
     """Read a judged frame (score and relevance in one table).
 
     Parameters
@@ -214,8 +335,18 @@ def read_judged(source: Source, *, columns: Mapping[str, str] | None = None) -> 
     source
         A tabular path (Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars DataFrame or
         LazyFrame, an Arrow table or a pandas DataFrame.
+        A URI in object storage of any of these (see ``storage_options``), a Delta Lake
+        table (a folder with ``_delta_log``; ``pip install 'rankframe[delta]'``) or an Apache
+        Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
+        ``pip install 'rankframe[iceberg]'``).
     columns
         Map canonical name -> column name, e.g. ``{"score": "pred", "relevance": "clicks"}``.
+    storage_options
+        For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
+        ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
+        "aws_secret_access_key": ..., "aws_region": "us-east-1"}`` (plus ``aws_endpoint_url``
+        for an S3-compatible store); the keys of ``polars.scan_parquet``'s ``storage_options``.
+        Without them, the environment's credentials. Ignored for local paths and frames.
 
     Returns
     -------
@@ -230,4 +361,4 @@ def read_judged(source: Source, *, columns: Mapping[str, str] | None = None) -> 
     >>> read_judged(df).collect().columns
     ['query_id', 'doc_id', 'score', 'relevance']
     """
-    return _read(source, "judged", (Q, D, S, REL), columns)
+    return _read(source, "judged", (Q, D, S, REL), columns, storage_options)

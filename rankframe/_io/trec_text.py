@@ -6,20 +6,33 @@ import bz2
 import gzip
 import lzma
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 
 from rankframe._errors import InputError, at
 from rankframe._io.columns import LINE, REL, TREC_QRELS_COLS, TREC_RUN_COLS, D, Q, S
+from rankframe._io.storage import read_text, scheme
 
 _MAGIC = {b"\x1f\x8b": gzip.decompress, b"BZh": bz2.decompress, b"\xfd7zXZ\x00": lzma.decompress}
 # Separator bytes for reading a file as one column of whole lines (one absent from the data).
 _LINE_SEPARATORS = ("\x1f", "\x1e", "\x1d", "\x1c", "\x01", "\x02")
 
 
-def _read_bytes(path: str, role: str) -> bytes:
-    """The file's bytes, decompressed; a clear error for missing, unreadable or empty files."""
+def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None = None) -> bytes:
+    """The file's bytes, decompressed; a clear error for missing, unreadable or empty files.
+
+    A URI (``s3://``, ``gs://``, ``https://``...) is read by Polars with ``storage_options``
+    (:func:`rankframe._io.storage.read_text`); the bytes are then parsed as a local file's.
+    """
+    if scheme(path) not in (None, "file"):
+        data = read_text(path, role, storage_options)
+        if not data.strip():
+            msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
+            raise InputError(msg)
+        return data
     p = Path(path)
     if not p.exists():
         msg = (
@@ -171,23 +184,29 @@ def _to_number(df: pl.DataFrame, col: str, dtype: pl.DataType, path: str, what: 
     return converted.with_columns(pl.col("_num").alias(col)).drop("_num")
 
 
-def read_trec_qrels(path: str | os.PathLike[str]) -> pl.LazyFrame:
+def read_trec_qrels(
+    path: str | os.PathLike[str], storage_options: Mapping[str, Any] | None = None
+) -> pl.LazyFrame:
     """Read a TREC qrels file (``qid iter docno rel``; ``iter`` and extra fields are ignored).
 
-    Returns ``query_id, doc_id`` (String), ``relevance`` (Int64) and ``line_no``.
+    Returns ``query_id, doc_id`` (String), ``relevance`` (Int64) and ``line_no``. A URI is read
+    with ``storage_options`` (credentials, region, endpoint).
     """
     path = os.fspath(path)
-    df = _split_fields(_read_bytes(path, "qrels"), TREC_QRELS_COLS, path, "qrels")
+    df = _split_fields(_read_bytes(path, "qrels", storage_options), TREC_QRELS_COLS, path, "qrels")
     df = _to_number(df, REL, pl.Int64, path, "relevance grade")
     return df.select(Q, D, REL, LINE).lazy()
 
 
-def read_trec_run(path: str | os.PathLike[str]) -> pl.LazyFrame:
+def read_trec_run(
+    path: str | os.PathLike[str], storage_options: Mapping[str, Any] | None = None
+) -> pl.LazyFrame:
     """Read a TREC run file (``qid iter docno rank score tag``; rank and extra fields ignored).
 
-    Returns ``query_id, doc_id`` (String), ``score`` (Float64), ``run_tag`` and ``line_no``.
+    Returns ``query_id, doc_id`` (String), ``score`` (Float64), ``run_tag`` and ``line_no``. A
+    URI is read with ``storage_options`` (credentials, region, endpoint).
     """
     path = os.fspath(path)
-    df = _split_fields(_read_bytes(path, "run"), TREC_RUN_COLS, path, "run")
+    df = _split_fields(_read_bytes(path, "run", storage_options), TREC_RUN_COLS, path, "run")
     df = _to_number(df, S, pl.Float64, path, "score")
     return df.select(Q, D, S, "run_tag", LINE).lazy()
