@@ -232,6 +232,7 @@ def compare(
     n_bootstrap: int = 10_000,
     seed: int = 0,
     progress: bool = False,
+    storage_options: Mapping[str, str] | None = None,
     **options: Any,
 ) -> Comparison:
     r"""Compare runs on the same queries with a paired significance test.
@@ -286,6 +287,10 @@ def compare(
         Resamples of the randomization and bootstrap tests, and the seed that fixes them.
     progress
         Draw a progress bar on stderr during resampling.
+    storage_options
+        For inputs in object storage (``s3://``, ``gs://``, ``az://``, ``hf://``, ``https://``...),
+        the options Polars reads them with (credentials, region, endpoint), as for
+        :func:`rankframe.evaluate`.
     **options
         Passed to :func:`rankframe.evaluate`: ``depth``, ``relevance_level``, ``ties``,
         ``score_dtype``, ``judged_only``, ``qrels_columns``, ``run_columns``.
@@ -347,7 +352,8 @@ def compare(
         names: list[str], *, per_query: bool = False, keys: Sequence[str] | None = None
     ) -> pl.DataFrame:
         return evaluate(
-            qrels, runs, names, per_query=per_query, by=keys, complete=complete, **options
+            qrels, runs, names, per_query=per_query, by=keys, complete=complete,
+            storage_options=storage_options, **options,
         )
 
     single = isinstance(measures, str) or not isinstance(measures, Iterable)  # one measure object

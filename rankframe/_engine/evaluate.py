@@ -16,6 +16,7 @@ from rankframe._engine.options import (
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 from rankframe._io.ecosystem import resolve, resolve_runs
+from rankframe._io.storage import require_local_files, with_storage
 
 if TYPE_CHECKING:
     from rankframe._io.columns import Source
@@ -44,6 +45,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     engine: str = "polars",
+    storage_options: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
     """Evaluate one or several runs against judgments.
 
@@ -128,11 +130,20 @@ def evaluate(
     engine
         ``"polars"``: rankframe's lazy Polars plan (default). ``"duckdb"``: the query of
         :func:`rankframe.sql.query` run in embedded DuckDB (``pip install 'rankframe[duckdb]'``),
-        which reads Parquet paths itself and spills to disk past its memory limit; frames
-        reach it through Arrow. The same numbers (to 1e-12: sums in another order), the same
-        input errors and warnings (DuckDB runs rankframe's checks as a query first). It
-        evaluates the measures that compile to SQL (:func:`rankframe.sql.compiles`), without
-        ``ties``, ``score_dtype``, ``target``, ``prefs`` or ``partitions``.
+        which reads local Parquet paths itself and spills to disk past its memory limit; frames
+        and paths in object storage (read by Polars) reach it through Arrow. The same numbers
+        (to 1e-12: sums in another order), the same input errors and warnings (DuckDB runs
+        rankframe's checks as a query first). It evaluates the measures that compile to SQL
+        (:func:`rankframe.sql.compiles`), without ``ties``, ``score_dtype``, ``target``,
+        ``prefs`` or ``partitions``.
+    storage_options
+        For inputs in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
+        ``https://``... paths of any format above, Delta tables, Iceberg metadata files): the
+        options Polars reads them with, e.g. ``{"aws_access_key_id": ..., "aws_secret_access_key":
+        ..., "aws_region": "us-east-1"}`` (and ``aws_endpoint_url`` for an S3-compatible store);
+        the keys of ``polars.scan_parquet``'s ``storage_options``. Applied to ``qrels``, every
+        run, ``judged`` and ``prefs``; without them, the environment's credentials. Such runs
+        take ``partitions=N``, not ``"files"``.
 
     Returns
     -------
@@ -170,6 +181,10 @@ def evaluate(
     │ RR      ┆ 0.75  │
     └─────────┴───────┘
     """
+    # paths in object storage carry their storage options from here on (rankframe._io.storage)
+    qrels, run, judged, prefs = (with_storage(x, storage_options) for x in (qrels, run, judged, prefs))
+    if partitions == "files":
+        require_local_files(run)
     # the IR ecosystem's objects (pytrec_eval dicts, ir_measures records, ranx, Arrow streams)
     # read once, as frames that each pass of the plan can scan again
     qrels, run, judged = resolve(qrels, "qrels"), resolve_runs(run), resolve(judged, "judged")

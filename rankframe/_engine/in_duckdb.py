@@ -1,9 +1,11 @@
 """``evaluate(..., engine="duckdb")``: the compiled query run in embedded DuckDB.
 
 The inputs are read as ``evaluate`` reads them (:func:`prepare`: column mapping, dtypes, several
-runs, breakdowns). Parquet paths are then read by DuckDB itself (``read_parquet``), so that
-DuckDB streams them and spills to disk past its memory limit; every other input (frames, TREC
-text, CSV) reaches DuckDB as an Arrow table (no copy where Polars holds the data already).
+runs, breakdowns). Local Parquet paths are then read by DuckDB itself (``read_parquet``), so
+that DuckDB streams them and spills to disk past its memory limit; every other input (frames,
+TREC text, CSV, tables, and paths in object storage, which Polars reads with the storage
+options: DuckDB's own ``httpfs`` would need its credentials set apart and an extension
+download) reaches DuckDB as an Arrow table (no copy where Polars holds the data already).
 
 Before the evaluation, the check query (``rankframe.sql.checks``) looks for what ``evaluate``
 refuses (null ids, scores or grades, non-finite scores, fractional grades, duplicates): the
@@ -32,6 +34,7 @@ from rankframe._engine.prepare import MeasureSpec, _named_runs, _qrels_keys, pre
 from rankframe._errors import InputError
 from rankframe._io.columns import Source, column_renames, describe
 from rankframe._io.readers import _to_lazy
+from rankframe._io.storage import scheme
 from rankframe._measures import MIN_GEO_MEAN, Measure
 from rankframe._sql.build import Inputs, build, quote, with_ctes
 from rankframe._sql.checks import checks, coverage
@@ -63,9 +66,9 @@ def _literal(text: str) -> str:
 
 
 def _parquet_scan(source: Source, kind: str) -> tuple[str, pl.Schema] | None:
-    """``read_parquet(...)`` and the schema of a Parquet path (file, glob, folder); else None."""
-    if not isinstance(source, str | os.PathLike):
-        return None
+    """``read_parquet(...)`` and the schema of a local Parquet path (file, glob, folder); else None."""
+    if not isinstance(source, str | os.PathLike) or scheme(os.fspath(source)) is not None:
+        return None  # frames, and paths in object storage: read by Polars, handed over as Arrow
     path = os.fspath(source)
     suffixes = [s.lower() for s in Path(path).suffixes]
     globbed = any(c in path for c in "*?[")

@@ -39,6 +39,7 @@ import polars as pl
 from rankframe._engine.options import Options
 from rankframe._engine.partition import is_count
 from rankframe._errors import InputError, MeasureError
+from rankframe._io.storage import StoragePath, require_local_files, with_storage
 from rankframe._measures._names import parse_measures
 from rankframe.spark._arrow import finish, from_frames, from_paths
 from rankframe.spark._common import is_path, local_path, sides, spark_modules, table
@@ -72,6 +73,7 @@ def evaluate(
     qrels_columns: Mapping[str, str] | None = None,
     run_columns: Mapping[str, str] | None = None,
     engine: str | None = None,
+    storage_options: Mapping[str, str] | None = None,
     **options: Any,
 ) -> DataFrame:
     """Evaluate runs held in Spark, with the measures and semantics of :func:`rankframe.evaluate`.
@@ -131,6 +133,13 @@ def evaluate(
           engine's whole time: one shuffle of the run by query, a broadcast join of the
           relevant judgments, window sorts).
           Choose ``"sql"`` where the executors have no Python environment for rankframe.
+    storage_options
+        For paths in object storage (``s3://``, ``gs://``, ``az://``, ``hf://``...) read by the
+        polars engine's tasks: the options Polars reads them with (credentials, region,
+        endpoint), as for :func:`rankframe.evaluate`; they travel to the executors with the
+        tasks. Without them, each executor's environment credentials. The SQL engine reads
+        paths with ``spark.read.parquet``, configured by the session (``spark.hadoop.fs.s3a.*``),
+        and refuses them.
     **options
         ``complete``, ``depth``, ``relevance_level``, ``ties``, ``score_dtype``,
         ``judged_only``, as for :func:`rankframe.evaluate`.
@@ -187,6 +196,7 @@ def evaluate(
 
     spark = spark if spark is not None else SparkSession.getActiveSession()
     qrels, run, judged = (table(x, spark) for x in (qrels, run, judged))
+    qrels, run, judged = (with_storage(x, storage_options) for x in (qrels, run, judged))
     given = {n: x for n, x in (("qrels", qrels), ("run", run), ("judged", judged)) if x is not None}
     for name, x in given.items():
         if not isinstance(x, SparkFrame) and not is_path(x):
@@ -222,6 +232,14 @@ def evaluate(
             if spark is None:
                 msg = "Path inputs need a Spark session: start one, or pass spark=..."
                 raise InputError(msg)
+            if any(isinstance(x, StoragePath) for x in given.values()):
+                msg = (
+                    "engine='sql' reads paths with spark.read.parquet, which takes the Spark "
+                    "session's file-system settings (spark.hadoop.fs.s3a.* and the like), not "
+                    "storage_options: set them on the session, or use engine='polars', whose "
+                    "tasks read the paths with Polars and the storage options."
+                )
+                raise InputError(msg)
             qrels, run, judged = (_parquet(spark, x) for x in (qrels, run, judged))
         run_side, qrels_side, kind = sides(qrels, run, judged, qrels_columns, run_columns, F)
         return evaluate_sql(
@@ -229,6 +247,8 @@ def evaluate(
             per_query=per_query, F=F, T=T,
         )
     if on_paths:
+        if partitions == "files":
+            require_local_files(run)
         raw, probe, judged_queries = from_paths(
             *(local_path(x) for x in (qrels, run, judged)), names, slots, list(by or ()),
             partitions, spark, qrels_columns, run_columns, options, T,
