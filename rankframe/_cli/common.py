@@ -3,8 +3,9 @@
 Also the evaluation options (``-c``, ``-M``, ``-l``, ``-J``) that ``trec_eval`` takes spelled as
 trec_eval spells them (:func:`_add_semantics`), the options ``evaluate`` and ``compare`` share with
 the same names, help and defaults (:func:`_add_run_options`), the output format that ``-o PATH``
-implies (:func:`_output_format`), and the check that the qrels and each run have a query in common
-(:func:`_check_common_queries`).
+implies (:func:`_output_format`), the storage options of inputs in object storage
+(``--storage-option KEY=VALUE``, :func:`_storage_options`), and the check that the qrels and each
+run have a query in common (:func:`_check_common_queries`).
 """
 
 from __future__ import annotations
@@ -49,6 +50,20 @@ def _positive_int(text: str) -> int:
         msg = f"expected a positive integer, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def _storage_option(text: str) -> tuple[str, str]:
+    """One ``--storage-option KEY=VALUE`` as ``(key, value)``."""
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        msg = f"expected KEY=VALUE (e.g. aws_region=us-east-1), got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return key.strip(), value
+
+
+def _storage_options(pairs: Sequence[tuple[str, str]] | None) -> dict[str, str] | None:
+    """The ``--storage-option`` pairs as a dict (the last value of a key wins); None without any."""
+    return dict(pairs) if pairs else None
 
 
 @contextlib.contextmanager
@@ -151,6 +166,14 @@ def _add_run_options(p: argparse.ArgumentParser, *, complete: bool) -> None:
         "--score-dtype", choices=("float64", "float32"), default="float64",
         help="float32 reproduces trec_eval 9 / pytrec_eval ties (default float64)",
     )
+    p.add_argument(
+        "--storage-option", dest="storage_options", action="append", type=_storage_option,
+        metavar="KEY=VALUE",
+        help="for inputs in object storage (s3://, gs://, az://, hf://, https://...): an option "
+        "Polars reads them with, e.g. aws_region=us-east-1 aws_access_key_id=... "
+        "aws_secret_access_key=... aws_endpoint_url=http://localhost:9000 (repeat the flag); "
+        "default: the environment's credentials",
+    )
 
 
 def _extension_list(extensions: Mapping[str, str]) -> str:
@@ -230,17 +253,19 @@ def _query_ids(frame: pl.LazyFrame) -> list[str]:
     return sorted(ids.drop_nulls().to_list())
 
 
-def _check_common_queries(qrels: str, runs: Mapping[str, str]) -> None:
+def _check_common_queries(
+    qrels: str, runs: Mapping[str, str], storage_options: Mapping[str, str] | None = None
+) -> None:
     """Raise an input error when the qrels and a run have no query id in common.
 
     The message shows the first query ids (sorted) of both sides, where the mismatch is usually
     plain to see (``'1'`` against ``'q1'``, ``'001'`` against ``'1'``). It reads the query ids
     again: callers check only when the evaluation hints at it (warnings, a run with no value).
     """
-    judged = _query_ids(read_qrels(qrels))
+    judged = _query_ids(read_qrels(qrels, storage_options=storage_options))
     judged_set = set(judged)
     for name, path in runs.items():
-        ran = _query_ids(read_run(path))
+        ran = _query_ids(read_run(path, storage_options=storage_options))
         if judged_set.isdisjoint(ran):
             which = "the run" if len(runs) == 1 else f"the run {name}"
             msg = (
@@ -256,6 +281,7 @@ def _fail_without_common_queries(
     caught: list[warnings.WarningMessage],
     *,
     some_run_empty: bool,
+    storage_options: Mapping[str, str] | None = None,
 ) -> None:
     """Exit 1 (an :class:`InputError`) when the qrels and a run have no query in common.
 
@@ -270,7 +296,7 @@ def _fail_without_common_queries(
     if not (said or some_run_empty):
         return
     try:
-        _check_common_queries(qrels, runs)
+        _check_common_queries(qrels, runs, storage_options)
     except InputError:
         caught.clear()
         raise

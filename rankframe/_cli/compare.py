@@ -27,6 +27,7 @@ from rankframe._cli.common import (
     _output_format,
     _run_names,
     _some_run_empty,
+    _storage_options,
     _warnings_to_stderr,
 )
 from rankframe._cli.writers import _emit
@@ -62,6 +63,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     qrels, *runs = args.inputs
     names = _run_names(runs)
     baseline = _baseline_name(args.baseline, names)
+    storage = _storage_options(args.storage_options)
     with _warnings_to_stderr() as caught:
         result = compare(
             qrels, names, args.measures or list(DEFAULT_MEASURES), baseline=baseline,
@@ -70,10 +72,12 @@ def _cmd_compare(args: argparse.Namespace) -> int:
             n_permutations=args.permutations, n_bootstrap=args.bootstrap, seed=args.seed,
             progress=args.progress, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
+            storage_options=storage,
         )
         scored = result.summary.filter(pl.col("n") > 0)
         _fail_without_common_queries(
-            qrels, names, caught, some_run_empty=_some_run_empty(scored, names, "mean")
+            qrels, names, caught, some_run_empty=_some_run_empty(scored, names, "mean"),
+            storage_options=storage,
         )
         if fmt == "table":
             text = result.table("text", digits=args.digits) + "\n"

@@ -27,6 +27,7 @@ from rankframe._cli.common import (
     _positive_int,
     _run_names,
     _some_run_empty,
+    _storage_options,
     _warnings_to_stderr,
 )
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
@@ -78,6 +79,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
     qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
     names = _run_names(runs)
+    storage = _storage_options(args.storage_options)
     with _warnings_to_stderr() as caught:
         frame = evaluate(
             qrels, names, wanted, per_query=args.per_query, by=args.by,
@@ -85,8 +87,11 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
             partitions=args.partitions, progress=args.progress, engine=args.engine,
+            storage_options=storage,
         )
-        _fail_without_common_queries(qrels, names, caught, some_run_empty=_some_run_empty(frame, names))
+        _fail_without_common_queries(
+            qrels, names, caught, some_run_empty=_some_run_empty(frame, names), storage_options=storage
+        )
     _emit(WRITERS[fmt](frame, measures), args.output)
     return 0
 
@@ -119,7 +124,9 @@ def add_evaluate_parser(subparsers: Any) -> None:
             f"  {PROG} evaluate qrels.txt run.txt -m KendallTauB CIndex AUC Footrule\n"
             f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
             "-m KendallTauB SpearmanRho\n"
-            f"  {PROG} evaluate --prefs prefs.txt run.txt -m KendallDist Gamma CIndex"
+            f"  {PROG} evaluate --prefs prefs.txt run.txt -m KendallDist Gamma CIndex\n"
+            f"  {PROG} evaluate s3://bucket/qrels.txt s3://bucket/runs/ -m nDCG@10 "
+            "--storage-option aws_region=us-east-1"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
