@@ -25,6 +25,8 @@ unretrieved grade-0 judgment there (:func:`padded`), which changes no value (R =
 from __future__ import annotations
 
 import math
+import subprocess
+import sys
 import warnings
 from typing import Any
 
@@ -318,3 +320,15 @@ def test_near_ties_are_float32_ties() -> None:
         warnings.simplefilter("error")  # and no rankframe warning leaks out
         assert compat.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run) == {"q": {"P_1": 0.0}}
     assert pytrec_eval.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run) == {"q": {"P_1": 0.0}}
+
+
+def test_the_drop_in_modules_import_neither_library() -> None:
+    # pytrec_eval, ir_measures and ranx are test oracles, never rankframe's dependencies
+    code = (
+        "import sys, rankframe.compat.pytrec_eval as p, rankframe.compat.ir_measures as i\n"
+        "p.RelevanceEvaluator({'q': {'d': 1}}, {'map'}).evaluate({'q': {'d': 1.0}})\n"
+        "i.calc_aggregate([i.nDCG @ 10, i.RR @ 5], {'q': {'d': 1}}, {'q': {'d': 1.0}})\n"
+        "print(sorted({'pytrec_eval', 'pytrec_eval_ext', 'ir_measures', 'ranx'} & set(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
