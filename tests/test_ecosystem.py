@@ -200,3 +200,16 @@ def test_decimal_scores_of_a_duckdb_relation_are_read():
     assert run.types[2] != "DOUBLE"  # DuckDB's DECIMAL
     got = rf.evaluate({"q": {"d1": 1}}, run, ["RR"])
     assert got["value"].to_list() == [0.5]
+
+
+def test_empty_rankings_and_empty_dicts_are_typed():
+    assert rf.read_qrels({"q1": {}}).collect_schema()["doc_id"] == pl.String
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", rf.RankframeWarning)
+        got = rf.evaluate({"q1": {"d1": 1}}, {"q1": {}}, ["AP", "NumRet"], complete=True)
+    assert got["value"].to_list() == [0.0, 0.0]
+
+
+def test_fractional_grades_of_a_dict_are_refused_not_truncated():
+    with pytest.raises(rf.InputError, match=r"grade 1.5 of \('q1', 'd1'\) is not an integer"):
+        rf.evaluate({"q1": {"d1": 1.5}}, {"q1": {"d1": 1.0}}, ["AP"])

@@ -85,10 +85,19 @@ def _fields(item: Any) -> tuple[str, ...] | None:
 
 def _ids(values: list[Any], role: str, where: str) -> pl.Series:
     """Ids keep their type when all share it (integers stay integers); mixed ones become text."""
+    if not values:  # nothing to infer from: text ids, as trec_eval reads them
+        return pl.Series(role, [], dtype=pl.String)
     try:
         return pl.Series(role, values, strict=True)
     except (TypeError, pl.exceptions.PolarsError):
         return pl.Series(role, [None if v is None else str(v) for v in values], dtype=pl.String)
+
+
+def _value_dtype(column: str, values: list[Any]) -> pl.DataType | None:
+    """Scores as Float64; grades as given (fractional ones are refused later), Int64 if none."""
+    if column == S:
+        return pl.Float64()
+    return None if values else pl.Int64()
 
 
 def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str) -> pl.LazyFrame:
@@ -123,7 +132,7 @@ def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str
     frame = pl.DataFrame([
         _ids(queries, Q, where).gather(rows_of),
         _ids(docs, D, where),
-        pl.Series(column, values, dtype=pl.Float64 if column == S else None, strict=False),
+        pl.Series(column, values, dtype=_value_dtype(column, values), strict=False),
     ])
     if column == REL and frame.schema[REL] == pl.Boolean:
         frame = frame.with_columns(pl.col(REL).cast(pl.Int64))
