@@ -197,6 +197,12 @@ def test_several_runs_partitions_and_compare(s3):
     assert_frame_equal(got.pairs, want.pairs)
 
 
+def test_explain_reads_s3_with_the_options(s3):
+    plan = rf.explain(f"{S3}/qrels.parquet", f"{S3}/run.parquet", ["AP"], storage_options=s3["options"])
+    assert "AGGREGATE" in plan
+    assert "s3://" in plan  # the scans read the bucket
+
+
 def test_partitions_files_needs_local_files(s3):
     with pytest.raises(rf.InputError, match=r"object storage\. Use partitions=N"):
         rf.evaluate(f"{S3}/qrels.txt", f"{S3}/run_hive", partitions="files", storage_options=s3["options"])

@@ -284,9 +284,13 @@ def explain(
     qrels: Source | None,
     run: Source,
     measures: MeasureSpec | Iterable[MeasureSpec],
+    *,
+    storage_options: Mapping[str, str] | None = None,
     **options: Any,
 ) -> str:
     """Return the optimised lazy plan that :func:`evaluate` runs for the per-query values.
+
+    The inputs, ``storage_options`` and other options are :func:`evaluate`'s.
 
     Examples
     --------
@@ -297,6 +301,7 @@ def explain(
     >>> "AGGREGATE" in rf.explain(qrels, run, ["AP"])
     True
     """
+    qrels, run = with_storage(qrels, storage_options), with_storage(run, storage_options)
     prep = prepare(resolve(qrels, "qrels"), resolve_runs(run), measures, validate=False, **options)
     return per_query_plan(
         prep.run, prep.qrels, prep.measures, prep.keys, prep.opts, _qrels_keys(prep),
