@@ -9,9 +9,11 @@ Pick a profile with ``HYPOTHESIS_PROFILE=<name>`` (default ``ci``):
 * ``lowest``: half of ``ci``'s examples, derandomised: CI's second run of the suite, at the
   lowest declared versions (``.ci/check-install``), which checks versions more than data.
 
-Test modules share helpers by importing each other (``from tests.test_sql import COMPILED``): under
+Test modules share helpers by importing each other (``from tests.test_sql import COMPILED``). Under
 ``--import-mode=importlib`` a plain ``pytest`` (pytest 8.0) finds such a module only once collected,
-so a module importing another sorts after it (``test_sql_*`` after ``test_sql``).
+so the repository's root is put on ``sys.path`` here: ``tests`` is then importable (a namespace
+package) whatever the order of collection, and when the imported module is not collected at all
+(``--ignore``, ``-k``, one file run alone).
 
 Tests that want more examples than the default ask for a multiple of the profile's number
 (``settings.default.max_examples * 30 // 20``), so that every profile scales them.
@@ -20,6 +22,8 @@ Tests that want more examples than the default ask for a multiple of the profile
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 from hypothesis import HealthCheck, settings
 
@@ -34,3 +38,7 @@ settings.register_profile("dev", max_examples=10, **_COMMON)
 settings.register_profile("thorough", max_examples=500, **_COMMON)
 settings.register_profile("lowest", max_examples=10, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+_ROOT = str(Path(__file__).resolve().parent.parent)
+if _ROOT not in sys.path:
+    sys.path.append(_ROOT)  # after site-packages: the installed rankframe stays the one imported
