@@ -21,16 +21,16 @@ if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
 
 
-def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> dict[str, Any] | None:
-    """The first row whose ``col`` does not convert to ``dtype`` (with its line if known)."""
+def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> tuple[dict[str, Any] | None, int]:
+    """The first row whose ``col`` does not convert to ``dtype`` (line if known); the count of values."""
     pos = [LINE] if LINE in lf.collect_schema().names() else []
-    bad = (
+    bad, count = pl.collect_all([
         lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
         .select(*pos, col)
-        .head(1)
-        .collect()
-    )
-    return bad.row(0, named=True) if bad.height else None
+        .head(1),
+        lf.select(pl.col(col).is_not_null().sum().alias("_n")),
+    ])
+    return (bad.row(0, named=True) if bad.height else None), int(count.item())
 
 
 def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataType) -> InputError:
@@ -40,10 +40,18 @@ def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataT
     target = {S: pl.Float64, REL: pl.Int64}.get(col, pl.String)
     detail = ""
     if dt == pl.String and col in (S, REL):
-        row = _first_unparsable(lf, col, pl.Float64)
+        try:
+            row, values = _first_unparsable(lf, col, pl.Float64)
+        except (pl.exceptions.PolarsError, OSError) as exc:  # a CSV malformed past its header
+            return InputError.unreadable(role, where, exc)
         if row is not None:
             place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
             detail = f" First value that is not a number: {row[col]!r}{place}."
+        elif not values:
+            detail = (
+                " The column holds no value (no data rows, or only nulls), so its type could not "
+                "be inferred."
+            )
         else:
             detail = " Every value looks like a number stored as text."
     elif dt == pl.Null:
@@ -111,8 +119,15 @@ def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
 
 
 def _fractional_message(row: Mapping[str, Any], place: str) -> str:
+    grade = row[REL]
+    if isinstance(grade, int) or (math.isfinite(grade) and grade == round(grade)):
+        return (
+            f"{place}: the relevance grade {grade!r} of ({row[Q]!r}, {row[D]!r}) is too large: "
+            "grades are 64-bit integers (Int64). Check the column (a score or an id?) or map the "
+            "grades first."
+        )
     return (
-        f"{place}: the relevance grade {row[REL]!r} of ({row[Q]!r}, {row[D]!r}) is not an "
+        f"{place}: the relevance grade {grade!r} of ({row[Q]!r}, {row[D]!r}) is not an "
         "integer. Grades must be integers; round or map them first "
         "(pl.col('relevance').round().cast(pl.Int64))."
     )
@@ -169,16 +184,26 @@ def _bad_run_row(prep: Prepared) -> pl.Expr:
     return bad
 
 
-def _integral(grade: pl.Expr) -> pl.Expr:
-    """A float grade that is a whole number (NaN and infinities are not: NaN == NaN in Polars)."""
-    return grade.is_finite() & (grade == grade.round())
+def _fits_int64(dtype: pl.DataType) -> pl.Expr | None:
+    """True for a grade that is a whole number within Int64; None when every grade of ``dtype`` is.
+
+    NaN and infinities are not whole (NaN == NaN in Polars); a float of 1e300 or a UInt64 past
+    2**63 - 1 is whole but would fail the cast to Int64.
+    """
+    grade = pl.col(REL)
+    if dtype.is_float():
+        return grade.is_finite() & (grade == grade.round()) & (grade.abs() < 2.0**63)
+    if dtype == pl.UInt64:
+        return grade <= 2**63 - 1
+    return None
 
 
 def _bad_judgment(prep: Prepared) -> pl.Expr:
     """True for a judgment :func:`_validate` refuses: a null id or grade, a fractional grade."""
     bad = pl.col(Q).is_null() | pl.col(D).is_null() | pl.col(REL).is_null()
-    if prep.qrels.collect_schema()[REL].is_float():
-        bad = bad | ~_integral(pl.col(REL)).fill_null(True)
+    fits = _fits_int64(prep.qrels.collect_schema()[REL])
+    if fits is not None:
+        bad = bad | ~fits.fill_null(True)
     return bad
 
 
@@ -211,10 +236,9 @@ def _validate(prep: Prepared) -> None:
         .select(*qkeys, Q, D, REL, *qpos).head(1),
         dups(prep.qrels, qkeys),
     ]
-    if prep.qrels.collect_schema()[REL].is_float():
-        qrels_checks.append(
-            prep.qrels.filter(~_integral(pl.col(REL))).select(Q, D, REL, *qpos).head(1)
-        )
+    fits = _fits_int64(prep.qrels.collect_schema()[REL])
+    if fits is not None:
+        qrels_checks.append(prep.qrels.filter(~fits).select(Q, D, REL, *qpos).head(1))
     try:
         run_screen, bad_qrels, dup_qrels, *frac = pl.collect_all(run_checks + qrels_checks)
     except (pl.exceptions.PolarsError, OSError):  # find out which input failed, then say so
