@@ -63,6 +63,9 @@ def _parse_irm(spec: str) -> Measure | None:
             msg = f"Parameters of {spec!r} must be named, e.g. 'P(rel=2)@5'."
             raise MeasureError(msg)
         for kw in call.keywords:
+            if kw.arg in params:
+                msg = f"The parameter {kw.arg!r} is given twice in measure {spec!r}."
+                raise MeasureError(msg)
             params[str(kw.arg)] = _literal(kw.value, spec)
     if m.group("cutoff") is not None:
         raw = m.group("cutoff")
@@ -211,6 +214,12 @@ def parse_measures(specs: str | Measure | Iterable[str | Measure]) -> list[Measu
     """Parse several specs, keeping the first occurrence of duplicates, in order."""
     if isinstance(specs, str | Measure) or _is_foreign_measure(specs):
         specs = [specs]
+    elif not isinstance(specs, Iterable):
+        msg = (
+            "measures must be a name, a Measure object or a list of them, e.g. "
+            f"measures=['nDCG@10', 'AP']. Got {specs!r} ({type(specs).__name__})."
+        )
+        raise MeasureError(msg)
     out: dict[Measure, None] = {}
     for spec in specs:
         for m in parse_measure(spec):

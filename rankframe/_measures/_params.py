@@ -87,6 +87,8 @@ def _coerce(measure: str, p: Param, value: Any) -> Any:
         raise MeasureError.bad_param(measure, p.name, expected, value) from None
     if p.check is not None and not p.check[0](value):
         raise MeasureError.bad_param(measure, p.name, p.check[1], value)
+    if p.kind == "int" and not -(2**63) <= value < 2**63:  # Polars takes it as a 64-bit literal
+        raise MeasureError.bad_param(measure, p.name, "an int of 64 bits at most", value)
     return value
 
 
