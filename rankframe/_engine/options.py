@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -21,6 +22,9 @@ N_RET = "_n_ret"
 #: judgment, a (query, doc) pair seen twice in a group.
 BAD_RUN, BAD_QRELS, DUP = "_bad_run", "_bad_qrels", "_dup"
 CHECKS = (BAD_RUN, BAD_QRELS, DUP)
+
+#: The largest ``depth``: ranks are UInt32.
+MAX_DEPTH = 2**32 - 1
 
 TiePolicy = Literal["trec_eval", "average", "input"]
 TIE_POLICIES = ("trec_eval", "average", "input")
@@ -49,9 +53,22 @@ class Options:
         if self.target_order not in ("desc", "asc"):
             msg = f"The 'target_order' option must be 'desc' or 'asc'. Got {self.target_order!r}."
             raise MeasureError(msg)
-        if self.depth is not None and (isinstance(self.depth, bool) or int(self.depth) < 1):
-            msg = f"The 'depth' option must be an int >= 1 or None. Got {self.depth!r}."
-            raise MeasureError(msg)
+        if self.depth is not None:
+            try:  # an int (numpy's too), not a float, a string or a bool
+                depth = operator.index(self.depth) if not isinstance(self.depth, bool) else 0
+            except TypeError:
+                depth = 0
+            if not 1 <= depth <= MAX_DEPTH:  # ranks are UInt32
+                msg = (
+                    f"The 'depth' option must be an int >= 1 (at most {MAX_DEPTH}) or None. "
+                    f"Got {self.depth!r} ({type(self.depth).__name__})."
+                )
+                raise MeasureError(msg)
+        for name in ("complete", "judged_only"):
+            if getattr(self, name) not in (True, False):
+                value = getattr(self, name)
+                msg = f"The {name!r} option must be True or False. Got {value!r} ({type(value).__name__})."
+                raise MeasureError(msg)
         if self.ties not in TIE_POLICIES:
             msg = f"The 'ties' option must be one of {TIE_POLICIES}. Got {self.ties!r}."
             raise MeasureError(msg)

@@ -161,6 +161,9 @@ def prepare(
         run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
+    if isinstance(by, str):  # by="locale" would be read as the columns 'l', 'o', 'c'...
+        msg = f"by=... takes a list of column names, e.g. by=[{by!r}]. Got {by!r} (str)."
+        raise InputError(msg)
     for col in by or ():
         if col not in names:
             msg = (

@@ -51,6 +51,12 @@ def check_mapping(mapping: Mapping[str, str] | None, where: str) -> dict[str, st
     ``where`` names the mapping in the message (``"the qrels column mapping"``,
     ``"qrels_columns"``).
     """
+    if mapping is not None and not isinstance(mapping, Mapping):
+        msg = (
+            f"{where[0].upper()}{where[1:]} must be a dict {{canonical name: your column}}, e.g. "
+            f"{{'query_id': 'qid', 'score': 'sim'}}. Got {mapping!r} ({type(mapping).__name__})."
+        )
+        raise InputError(msg)
     mapping = dict(mapping or {})
     unknown = [k for k in mapping if k not in DEFAULT_NAMES]
     if unknown:
@@ -76,7 +82,8 @@ def column_renames(
     columns already named like a canonical column that another column is renamed to (dropped).
     Raises :class:`InputError` naming the missing columns and the available ones.
     """
-    mapping = check_mapping(mapping, f"the {kind} column mapping")
+    param = "qrels_columns=... and run_columns" if kind == "judged" else f"{kind}_columns"
+    mapping = check_mapping(mapping, f"the {kind} column mapping ({param}=... or columns=...)")
     rename: dict[str, str] = {}
     missing: list[str] = []
     for canon in needed:
