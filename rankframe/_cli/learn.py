@@ -15,12 +15,12 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from rankframe._cli.common import PROG, UsageError, _positive_int
+from rankframe._io.atomic import write_atomic
 
 _TRAINABLE = ("pointwise", "hinge", "exponential", "ranknet", "lambdarank", "structured")
 
@@ -122,7 +122,7 @@ def _cmd_learn(args: argparse.Namespace) -> int:
             text += f"\n{title}:\n\n" if markdown else f"\n# {title}\n"
             text += _table_text(tests, markdown=markdown) + "\n"
     if args.output and args.output != "-":
-        Path(args.output).write_text(text, encoding="utf-8")
+        write_atomic(args.output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()

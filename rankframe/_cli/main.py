@@ -112,5 +112,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"{PROG}: {err}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; outputs are atomic (none half-written)
+        print(f"{PROG}: interrupted", file=sys.stderr)
         return 130

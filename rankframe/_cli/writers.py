@@ -10,10 +10,11 @@ from __future__ import annotations
 import io
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import polars as pl
+
+from rankframe._io.atomic import write_atomic
 
 if TYPE_CHECKING:
     from rankframe._measures import Measure
@@ -84,11 +85,7 @@ BINARY_FORMATS = frozenset({"parquet"})
 
 def _emit(data: str | bytes, output: str | None) -> None:
     if output is not None and output != "-":
-        path = Path(output)
-        if isinstance(data, bytes):
-            path.write_bytes(data)
-        else:
-            path.write_text(data, encoding="utf-8")
+        write_atomic(output, data)  # complete at the destination, or absent
         return
     if isinstance(data, bytes):
         sys.stdout.buffer.write(data)

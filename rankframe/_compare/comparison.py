@@ -24,6 +24,7 @@ from rankframe._compare.pairs import _Bar, _pairs_schema, _test_pairs
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.prepare import MeasureSpec, _named_runs
 from rankframe._errors import MeasureError, warn
+from rankframe._io.atomic import write_atomic
 from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._measures._names import parse_measures
 
@@ -130,7 +131,7 @@ class Comparison:
         out = self.frame()
         if path is None:
             return out.write_csv()
-        out.write_csv(path)
+        write_atomic(path, out.write_csv())
         return None
 
     def to_json(self, path: str | Path | None = None) -> str | None:
@@ -143,7 +144,7 @@ class Comparison:
         text = json.dumps(doc, indent=2, default=_json_default, allow_nan=True)
         if path is None:
             return text
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomic(path, text)
         return None
 
     # ------------------------------------------------------------------ pictures
@@ -206,7 +207,7 @@ class Comparison:
         )
         if path is None:
             return text
-        Path(path).write_text(text, encoding="utf-8")
+        write_atomic(path, text)
         return None
 
 

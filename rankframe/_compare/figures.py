@@ -18,6 +18,7 @@ from rankframe._compare.plots import (
     _mpl,
     _pr_figure,
 )
+from rankframe._io.atomic import atomic_path
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -191,6 +192,7 @@ def save_figures(
                 kwargs["dpi"] = 150
             if ext == "svg":
                 kwargs["metadata"] = {"Date": None}
-            fig.savefig(path, **kwargs)
+            with atomic_path(path) as tmp:  # complete at the destination, or absent
+                fig.savefig(tmp, **kwargs)
             paths.append(path)
     return paths

@@ -15,6 +15,7 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
+from rankframe._io.atomic import atomic_path
 from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._io.storage import require_local_files, with_storage
 
@@ -236,7 +237,8 @@ def evaluate(
     elif partitions is None:
         wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
-            _long(wide, prep.measures, [*prep.keys, Q]).write_parquet(output)
+            with atomic_path(output) as tmp:  # complete at the destination, or absent
+                _long(wide, prep.measures, [*prep.keys, Q]).write_parquet(tmp)
     else:
         from rankframe._engine.partition import evaluate_parts
 

@@ -32,6 +32,7 @@ from rankframe._engine.collect import _warn_coverage
 from rankframe._engine.options import HAS_QRELS, HAS_RUN, REL, D, Prepared, Q, S
 from rankframe._engine.prepare import MeasureSpec, _named_runs, _qrels_keys, prepare
 from rankframe._errors import InputError
+from rankframe._io.atomic import atomic_path
 from rankframe._io.columns import Source, column_renames, describe
 from rankframe._io.readers import _to_lazy
 from rankframe._io.storage import scheme
@@ -259,7 +260,8 @@ def evaluate_duckdb(
         .drop("_m")
     )
     if output is not None:
-        result.write_parquet(output)
+        with atomic_path(output) as tmp:  # complete at the destination, or absent
+            result.write_parquet(tmp)
         if not per_query:
             result = _aggregate(result, prep.measures, keys)
     if progress:

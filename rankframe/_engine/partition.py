@@ -20,6 +20,7 @@ and the aggregation, so the result is the one an unpartitioned evaluation gives.
 
 from __future__ import annotations
 
+import contextlib
 import glob as globlib
 import os
 import tempfile
@@ -33,6 +34,7 @@ import polars as pl
 from rankframe._engine.collect import _evaluated, _long, _raw_wide, _warn_coverage, report_progress
 from rankframe._engine.options import Q
 from rankframe._errors import InputError
+from rankframe._io.atomic import temp_beside
 
 if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
@@ -141,29 +143,41 @@ def _file_parts(
 
 
 class _Sink:
-    """Per-query rows appended to one Parquet file, partition by partition."""
+    """Per-query rows appended to one Parquet file, partition by partition.
+
+    The rows go to a temporary file beside the destination, renamed into place by
+    :meth:`close` once every partition is written: an evaluation that fails or is interrupted
+    leaves the destination as it was (:mod:`rankframe._io.atomic`).
+    """
 
     def __init__(self, path: str | os.PathLike[str] | None) -> None:
         self.path = None if path is None else os.fspath(path)
+        self.tmp = None if path is None else temp_beside(path)
         self.writer: Any = None
 
     def write(self, frame: pl.DataFrame) -> None:
-        if self.path is None or frame.height == 0:
+        if self.tmp is None or frame.height == 0:
             return
         import pyarrow.parquet as pq
 
         table = frame.to_arrow()
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.path, table.schema)
+            self.writer = pq.ParquetWriter(self.tmp, table.schema)
         self.writer.write_table(table.cast(self.writer.schema))
 
-    def close(self, empty: pl.DataFrame) -> None:
-        if self.path is None:
+    def close(self, empty: pl.DataFrame | None) -> None:
+        """Finish the file and move it into place; with ``empty=None`` (a failure), discard it."""
+        if self.path is None or self.tmp is None:
+            return
+        if self.writer is not None:
+            self.writer.close()
+        if empty is None:
+            with contextlib.suppress(OSError):
+                self.tmp.unlink()
             return
         if self.writer is None:
-            empty.write_parquet(self.path)
-        else:
-            self.writer.close()
+            empty.write_parquet(self.tmp)
+        os.replace(self.tmp, self.path)
 
 
 def _run_parts(
@@ -260,6 +274,7 @@ def _collect_parts(
     sink = _Sink(output)
     raws: list[pl.DataFrame] = []
     start = time.perf_counter()
+    done = False
     try:
         for label, part in parts:
             t0 = time.perf_counter()
@@ -270,11 +285,13 @@ def _collect_parts(
             if progress:
                 now = time.perf_counter()
                 report_progress(label, raw, now - t0, now - start)
+        done = True
     finally:
         tmp.cleanup()
-        if raws:
+        empty = None  # a failure or an interrupt: the destination stays as it was
+        if done and raws:
             empty = _long(_evaluated(prep, raws[0].head(0)), prep.measures, [*prep.keys, Q])
-            sink.close(empty)
+        sink.close(empty)
     raw = pl.concat(raws, how="vertical_relaxed")
     _warn_coverage(prep, raw)
     return _evaluated(prep, raw)
