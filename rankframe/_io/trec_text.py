@@ -28,11 +28,7 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
     (:func:`rankframe._io.storage.read_text`); the bytes are then parsed as a local file's.
     """
     if scheme(path) not in (None, "file"):
-        data = read_text(path, role, storage_options)
-        if not data.strip():
-            msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
-            raise InputError(msg)
-        return data
+        return _checked(read_text(path, role, storage_options), path, role)
     p = Path(path)
     if not p.exists():
         msg = (
@@ -51,13 +47,74 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
                 break
     except (OSError, EOFError, lzma.LZMAError) as exc:
         raise InputError.unreadable(role, path, exc) from exc
+    return _checked(data, path, role)
+
+
+def _checked(data: bytes, path: str, role: str) -> bytes:
+    r"""Refuse an empty file, and one whose lines end with carriage returns alone (classic Mac OS).
+
+    A bare ``\r`` is whitespace to trec_eval: such a file would be read as one line holding
+    every record, of which the first would be kept silently.
+    """
     if not data.strip():
         msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
         raise InputError(msg)
+    if b"\r" in data:
+        bare, feeds = data.count(b"\r") - data.count(b"\r\n"), data.count(b"\n")
+        if bare > max(1, feeds):
+            msg = (
+                f"The {role} file {path} ends its lines with carriage returns alone (\\r, classic "
+                f"Mac OS): {bare} of them and {feeds} line feeds, so it would be read as one line. "
+                "Convert the line ends to \\n (e.g. tr '\\r' '\\n' < old > new)."
+            )
+            raise InputError(msg)
     return data
 
 
-_UNIT = {"qrels": "judgment ('qid iter docno rel')", "run": "result ('qid Q0 docno rank score tag')"}
+_UNIT = {
+    "qrels": "judgment ('qid iter docno rel')",
+    "run": "result ('qid Q0 docno rank score tag')",
+    "prefs": "preference ('qid jg jsg docno rel_level')",
+}
+
+
+def _first_data_line(data: bytes) -> tuple[int, bytes] | None:
+    """The number and text of the first line that is neither blank nor a comment."""
+    start, number = 0, 1
+    while start < len(data):
+        end = data.find(b"\n", start)
+        end = len(data) if end < 0 else end
+        line = data[start:end]
+        if not line.startswith(b"#") and line.strip(b" \t\r\f\v"):
+            return number, line
+        start, number = end + 1, number + 1
+    return None
+
+
+def _refuse_a_run(data: bytes, path: str) -> None:
+    """Refuse qrels whose first data line is a run line (6+ fields, a rank and a score).
+
+    The qrels reader ignores fields after the fourth, so a run given as qrels would otherwise
+    be read as judgments graded by rank (trec_eval refuses any qrels line of more than 4 fields).
+    """
+    first = _first_data_line(data)
+    if first is None:
+        return
+    number, line = first
+    fields = line.split()  # ASCII whitespace, as trec_eval's isspace()
+    if len(fields) < len(TREC_RUN_COLS):
+        return
+    try:
+        int(fields[3]), float(fields[4])
+    except ValueError:
+        return
+    text = line.decode("utf-8", errors="replace")
+    msg = (
+        f"{at(path, number)}: a qrels line has 4 fields (qid iter docno rel), found {len(fields)}: "
+        f"{text!r}. It looks like a run line (qid Q0 docno rank score tag): are the qrels and the "
+        "run swapped?"
+    )
+    raise InputError(msg)
 
 
 def _count_lines(data: bytes) -> int:
@@ -193,7 +250,9 @@ def read_trec_qrels(
     with ``storage_options`` (credentials, region, endpoint).
     """
     path = os.fspath(path)
-    df = _split_fields(_read_bytes(path, "qrels", storage_options), TREC_QRELS_COLS, path, "qrels")
+    data = _read_bytes(path, "qrels", storage_options)
+    _refuse_a_run(data, path)
+    df = _split_fields(data, TREC_QRELS_COLS, path, "qrels")
     df = _to_number(df, REL, pl.Int64, path, "relevance grade")
     return df.select(Q, D, REL, LINE).lazy()
 
