@@ -14,13 +14,14 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError
+from rankframe._errors import InputError, at
 from rankframe._io.columns import LINE, TREC_QRELS_COLS, D, Q, _is_pathlike, describe
 from rankframe._io.readers import _suffixes, _to_lazy
 from rankframe._io.trec_text import _read_bytes, _split_fields, _to_number
 
 JG, JSG, LEVEL = "jg", "jsg", "rel_level"
 PREFS_COLS = (Q, JG, JSG, D, LEVEL)
+_ROLE = "prefs"
 
 
 def read_prefs(path: str | os.PathLike[str]) -> pl.LazyFrame:
@@ -44,9 +45,62 @@ def read_prefs(path: str | os.PathLike[str]) -> pl.LazyFrame:
     """
     path = os.fspath(path)
     names = (Q, JG, JSG, D, LEVEL)
-    df = _split_fields(_read_bytes(path, "qrels"), names, path, "qrels")
-    df = _to_number(df, LEVEL, pl.Float64, path, "rel_level")
+    df = _split_fields(_read_bytes(path, "prefs"), names, path, "prefs")
+    df = _finite(_to_number(df, LEVEL, pl.Float64, path, "rel_level"), LEVEL, path, "rel_level")
     return df.select(*PREFS_COLS, LINE).lazy()
+
+
+def _finite(df: pl.DataFrame, col: str, path: str, what: str) -> pl.DataFrame:
+    """Refuse a level that is NaN or infinite (``nan``, ``inf``, ``1e400`` parse as numbers)."""
+    bad = df.filter(~pl.col(col).is_finite())
+    if bad.height:
+        row = bad.row(0, named=True)
+        msg = (
+            f"{at(path, row[LINE])}: the {what} {row[col]!r} of query {row[Q]!r}, doc {row[D]!r} is "
+            "not a finite number, so the preferences it states are undefined. Fix the line."
+        )
+        raise InputError(msg)
+    return df
+
+
+def _check_table(lf: pl.LazyFrame, names: list[str], where: str) -> None:
+    """Refuse columns of the wrong type: a level must be a number, ids strings or integers."""
+    schema = lf.collect_schema()
+    for col in (Q, JG, JSG, D, LEVEL):
+        if col not in schema:
+            continue
+        dt = schema[col]
+        if col == LEVEL:
+            ok, kind = dt.is_numeric() or dt == pl.Boolean, "levels must be numbers"
+        else:
+            ok, kind = dt == pl.String or dt.is_integer() or isinstance(dt, pl.Categorical | pl.Enum), (
+                "ids and groups must be strings or integers"
+            )
+        if ok:
+            continue
+        detail = ""
+        if dt == pl.String:  # a CSV column with a word in it: name the first
+            pos = [LINE] if LINE in names else []
+            first = _collect(
+                lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(pl.Float64, strict=False).is_null())
+                .select(*pos, col).head(1), where,
+            )
+            if first.height:
+                row = first.row(0, named=True)
+                place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
+                detail = f" First value that is not a number: {row[col]!r}{place}."
+        msg = (
+            f"The preferences column {col!r} in {where} has dtype {dt}; {kind}.{detail} Cast it or "
+            f"map the right column first, e.g. pl.col({col!r}).cast(pl.Float64)."
+        )
+        raise InputError(msg)
+
+
+def _collect(lf: pl.LazyFrame, where: str) -> pl.DataFrame:
+    try:
+        return lf.collect()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(_ROLE, where, exc) from exc
 
 
 def read_prefs_source(source: Any) -> pl.LazyFrame:
@@ -68,7 +122,10 @@ def read_prefs_source(source: Any) -> pl.LazyFrame:
         return read_prefs(source)
     lf, _ = _to_lazy(source, "prefs")
     where = describe(source, "prefs")
-    names = lf.collect_schema().names()
+    try:
+        names = lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError) as exc:
+        raise InputError.unreadable(_ROLE, where, exc) from exc
     missing = [c for c in (Q, D, LEVEL) if c not in names]
     if missing:
         msg = (
@@ -77,12 +134,13 @@ def read_prefs_source(source: Any) -> pl.LazyFrame:
             f"{', '.join(map(repr, names))}."
         )
         raise InputError(msg)
+    _check_table(lf, names, where)
     groups = [pl.col(c).cast(pl.String) if c in names else pl.lit("0").alias(c) for c in (JG, JSG)]
     lf = lf.select(Q, *groups, D, LEVEL, *([LINE] if LINE in names else []))
-    bad = lf.filter(
+    bad = _collect(lf.filter(
         pl.any_horizontal(pl.col(Q, JG, JSG, D).is_null())
         | ~pl.col(LEVEL).cast(pl.Float64).is_finite().fill_null(False)
-    ).head(1).collect()
+    ).head(1), where)
     if bad.height:
         row = bad.row(0, named=True)
         col = next((c for c in (Q, JG, JSG, D) if row[c] is None), LEVEL)
@@ -119,7 +177,7 @@ def read_qrels_prefs(path: str | os.PathLike[str]) -> pl.LazyFrame:
     """
     path = os.fspath(path)
     df = _split_fields(_read_bytes(path, "qrels"), TREC_QRELS_COLS, path, "qrels")
-    df = _to_number(df, "relevance", pl.Float64, path, "relevance grade")
+    df = _finite(_to_number(df, "relevance", pl.Float64, path, "relevance grade"), "relevance", path, "grade")
     return df.select(
         Q, pl.col("iteration").alias(JG), pl.lit("0").alias(JSG), D,
         pl.col("relevance").alias(LEVEL), LINE,
