@@ -29,6 +29,9 @@ IntArray = npt.NDArray[np.int64]
 StrArray = npt.NDArray[np.str_]
 
 _DOCID = re.compile(r"\bdocid\s*=\s*(\S+)")
+#: The largest feature id read without ``n_features``: features are dense (LETOR sets have
+#: 46 to 700; a larger id is most likely a typo).
+MAX_FEATURES = 2**20
 
 
 @dataclass(frozen=True, eq=False)
@@ -183,6 +186,9 @@ def _parse_features(
             where, linenos[rows[i]],
             f"feature ids are integers from 1 (SVMlight/LETOR), got {tokens[i]!r}.",
         )
+    if not np.all(np.isfinite(values)):  # nan, inf, 1e400: a model cannot be fitted on them
+        i = int(np.argmax(~np.isfinite(values)))
+        raise _error(where, linenos[rows[i]], f"the feature value in {tokens[i]!r} is not finite.")
     return rows, ids.astype(np.int64) - 1, values
 
 
@@ -292,6 +298,13 @@ def read_svmlight(
             text_ = f"feature id {cols[i] + 1} exceeds n_features={n_features}."
             raise _error(where, linenos[rows[i]], text_)
         width = n_features
+    elif width > MAX_FEATURES:  # features are dense: a typo such as 99999999999:1 would ask for TBs
+        i = int(np.argmax(cols))
+        text_ = (
+            f"feature id {cols[i] + 1} is past {MAX_FEATURES}: the features are kept dense ({n} rows "
+            f"x {cols[i] + 1} columns). Fix the id, or pass n_features=... to allow it."
+        )
+        raise _error(where, linenos[rows[i]], text_)
     flat = rows * max(width, 1) + cols
     if len(flat) > 1:
         order = np.argsort(flat, kind="stable")
@@ -299,7 +312,11 @@ def read_svmlight(
         if len(dup):
             i = int(order[dup[0] + 1])
             raise _error(where, linenos[rows[i]], f"feature id {cols[i] + 1} appears twice.")
-    X = np.zeros((n, width), dtype=np.float64)
+    try:
+        X = np.zeros((n, width), dtype=np.float64)
+    except MemoryError as exc:
+        msg = f"{where}: {n} rows x {width} features do not fit in memory as a dense matrix."
+        raise InputError(msg) from exc
     X[rows, cols] = values
 
     with_qid = np.array([q is not None for q in qids])
