@@ -6,6 +6,7 @@ import bz2
 import gzip
 import lzma
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -53,22 +54,25 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
 def _checked(data: bytes, path: str, role: str) -> bytes:
     r"""Refuse an empty file, and one whose lines end with carriage returns alone (classic Mac OS).
 
-    A bare ``\r`` is whitespace to trec_eval: such a file would be read as one line holding
-    every record, of which the first would be kept silently.
+    A bare ``\r`` is whitespace to trec_eval: a file of one line feed at most in which a ``\r``
+    is followed by more data would be read as one line holding every record, of which the first
+    would be kept silently.
     """
     if not data.strip():
         msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
         raise InputError(msg)
-    if b"\r" in data:
-        bare, feeds = data.count(b"\r") - data.count(b"\r\n"), data.count(b"\n")
-        if bare > max(1, feeds):
-            msg = (
-                f"The {role} file {path} ends its lines with carriage returns alone (\\r, classic "
-                f"Mac OS): {bare} of them and {feeds} line feeds, so it would be read as one line. "
-                "Convert the line ends to \\n (e.g. tr '\\r' '\\n' < old > new)."
-            )
-            raise InputError(msg)
+    if b"\r" in data and data.count(b"\n", 0, len(data) - 1) == 0 and _CR_RECORD.search(data):
+        msg = (
+            f"The {role} file {path} ends its lines with carriage returns alone (\\r, classic "
+            "Mac OS), so it would be read as one line. Convert the line ends to \\n (e.g. "
+            "tr '\\r' '\\n' < old > new)."
+        )
+        raise InputError(msg)
     return data
+
+
+#: A carriage return followed by more data on the same line.
+_CR_RECORD = re.compile(rb"\r[^\s]")
 
 
 _UNIT = {
