@@ -199,10 +199,13 @@ def parse_measure(spec: str | Measure) -> list[Measure]:
     if trec_split(spec) is not None:
         try:
             return [m for _, m in parse_trec(spec)]
-        except MeasureError:
-            ranx = _parse_ranx(spec)  # ranx names that look like trec_eval's: rbp.95, dcg_burges@10
+        except MeasureError as trec_error:
+            try:  # ranx names that look like trec_eval's: rbp.95, dcg_burges@10
+                ranx = _parse_ranx(spec)
+            except MeasureError:  # ranx's reading fails too: trec_eval's error says what was written
+                ranx = None
             if ranx is None:
-                raise
+                raise trec_error from None
             return [ranx]
     ranx = _parse_ranx(spec)
     if ranx is not None:
