@@ -136,7 +136,7 @@ def test_which_evaluations_take_the_hits_plan(options: dict[str, Any]) -> None:
     assert hits_level(parse_measures(["RBP(gains={1: 2.0})"]), Options(), None) == 0
 
 
-@settings(max_examples=settings.default.max_examples * 40 // 20)
+@settings(max_examples=settings.default.max_examples * 30 // 20)
 @given(data=inputs())
 def test_hits_plan_equals_the_general_plan_bit_for_bit(data: tuple) -> None:
     qrels, run, options = data
