@@ -144,6 +144,12 @@ def hits_plan(
     if unretrieved is not None:
         alone = unretrieved.join(retrieved, on=group, how="anti", nulls_equal=True)
         frame = pl.concat([frame, alone], how="diagonal_relaxed")
+    elif checks:
+        # the judged queries no group retrieved are left out, and the flags of their judgments
+        # with them: those with a flag up get a row of their own (null group keys; with HAS_RUN
+        # false it is not evaluated when the exact check passes on a mere hash collision)
+        flagged = per_query.filter(pl.col(BAD_QRELS) | pl.col("_qrels_dup"))
+        frame = pl.concat([frame, flagged], how="diagonal_relaxed")
     frame = frame.with_columns(filled)
 
     out = frame.group_by(group).agg(
