@@ -52,7 +52,7 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
 
 
 def _checked(data: bytes, path: str, role: str) -> bytes:
-    r"""Refuse an empty file, and one whose lines end with carriage returns alone (classic Mac OS).
+    r"""Refuse an empty file, UTF-16 text, and lines that end with carriage returns alone (classic Mac OS).
 
     A bare ``\r`` is whitespace to trec_eval: a file of one line feed at most in which a ``\r``
     is followed by more data would be read as one line holding every record, of which the first
@@ -60,6 +60,13 @@ def _checked(data: bytes, path: str, role: str) -> bytes:
     """
     if not data.strip():
         msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
+        raise InputError(msg)
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a byte order mark: NUL bytes in every field
+        msg = (
+            f"The {role} file {path} is UTF-16 text (it starts with a byte order mark); rankframe "
+            "reads UTF-8. Convert it, e.g. iconv -f UTF-16 -t UTF-8 (Windows PowerShell 5 writes "
+            "UTF-16 with '>': use Out-File -Encoding utf8)."
+        )
         raise InputError(msg)
     if b"\r" in data and data.count(b"\n", 0, len(data) - 1) == 0 and _CR_RECORD.search(data):
         msg = (
