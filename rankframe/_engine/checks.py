@@ -285,7 +285,7 @@ def _check_target(run: pl.LazyFrame, target: str, where: str) -> None:
     if target not in schema:
         msg = (
             f"The target column {target!r} (target=...) is not in the run ({where}). "
-            f"Available columns: {', '.join(map(repr, schema.names()))}."
+            f"Available columns: {', '.join(repr(n) for n in schema.names() if n != LINE)}."
         )
         raise InputError(msg)
     if not (schema[target].is_numeric() or schema[target] == pl.Boolean):
