@@ -78,8 +78,13 @@ def _api_calls(case: Case, bad: Any, good: dict[str, Path]) -> list[Callable[[],
     """The calls that must refuse ``bad``."""
     qrels, run = good["qrels"], good["run"]
     match case.feeds:
-        case "qrels":  # one run alone, and runs by name (the plan of several runs, the command's)
-            return [lambda: rf.evaluate(bad, run, ["AP"]), lambda: rf.evaluate(bad, {"run.txt": run}, ["AP"])]
+        case "qrels":  # one run alone, one by name (a plan with a run column), two (plans sharing
+            # the judgments' statistics): each plan shape must reach the checks
+            return [
+                lambda: rf.evaluate(bad, run, ["AP"]),
+                lambda: rf.evaluate(bad, {"run.txt": run}, ["AP"]),
+                lambda: rf.evaluate(bad, [run, good["run2"]], ["AP"]),
+            ]
         case "run":
             return [lambda: rf.evaluate(qrels, bad, ["AP"])]
         case "judged":
@@ -106,7 +111,7 @@ def _commands(case: Case, bad: Any, good: dict[str, Path]) -> list[list[str]]:
     learn = ["--losses", "pointwise", "--epochs", "1", "--lr", "0.1", "--l2", "0"]
     match case.feeds:
         case "qrels":
-            commands = [["evaluate", bad, run, "-m", "AP"], ["trec_eval", bad, run]]
+            commands = [["evaluate", bad, run, str(good["run2"]), "-m", "AP"], ["trec_eval", bad, run]]
         case "run":
             commands = [["evaluate", qrels, bad, "-m", "AP"], ["trec_eval", qrels, bad]]
         case "compare":

@@ -123,8 +123,14 @@ def hits_plan(
     if cache is not None:
         key = (level, tuple(stats), tuple(lists), checks, tuple(qrels_keys))
         if key not in cache:
-            cache[key] = per_query.collect()
-        per_query = cache[key].lazy()
+            try:
+                cache[key] = per_query.collect()
+            except (pl.exceptions.PolarsError, OSError):
+                # bad judgments (a NaN grade's cast to Int64): the plan's own collect fails
+                # the same way, and its caller then runs the checks that name the row
+                cache[key] = None
+        if cache[key] is not None:
+            per_query = cache[key].lazy()
     # the list statistics join each query's row after the group_by, the others every row
     judgment_lists = per_query.select(*qkey, *lists)
     per_query = per_query.drop(*lists)
