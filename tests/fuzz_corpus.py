@@ -796,9 +796,12 @@ for _id, _kwargs, _argv, _names, _cli_names in COMPARE_OPTIONS:
         f"compare-{_id}", "options", "compare-option", _kwargs, _names, argv=_argv, cli_names=_cli_names,
     ))
 CASES.append(Case(
-    "compare-alpha-text", "options", "compare-option", {"alpha": "0.05"}, r"alpha", argv=None,
-    defect="compare(alpha='0.05') raises Python's TypeError \"'<' not supported between instances of "
-    "'float' and 'str'\", which does not name alpha (rankframe/_compare/comparison.py)",
+    "compare-alpha-text", "options", "compare-option", {"alpha": "0.05"},
+    r"alpha must be a number strictly between 0 and 1; got '0\.05'", argv=None,
+))
+CASES.append(Case(
+    "compare-seed-text", "options", "compare-option", {"seed": "x"}, r"seed must be an int or None; got 'x'",
+    argv=None,
 ))
 
 TREC_EVAL_OPTIONS = [

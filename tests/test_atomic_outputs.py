@@ -189,3 +189,17 @@ def test_writers_leave_no_temporary_files(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["a.parquet", "b.parquet", "c.csv", "c.json"]
     one, two = (pl.read_parquet(tmp_path / f"{x}.parquet").height for x in "ab")
     assert two == 2 * one
+
+
+def test_a_missing_folder_is_named_not_the_temporary_file(tmp_path, capsys):
+    from rankframe._cli.main import main
+
+    root = Path(__file__).parent.parent
+    qrels, run = root / "data/qrels.dl19-passage.txt", root / "data/run.dl19.bm25.txt"
+    dest = tmp_path / "no" / "such" / "out.parquet"
+    with pytest.raises(FileNotFoundError, match=r"out\.parquet'.*folder .*such' does not exist"):
+        rf.evaluate(qrels, run, ["AP"], per_query=True, output=dest)
+    assert main(["evaluate", str(qrels), str(run), "-m", "AP", "-o", str(dest)]) == 1
+    err = capsys.readouterr().err
+    assert "does not exist" in err
+    assert ".tmp" not in err

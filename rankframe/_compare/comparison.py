@@ -329,6 +329,13 @@ def compare(
     if correction not in CORRECTIONS:
         msg = f"Unknown correction {correction!r}; choose one of {', '.join(CORRECTIONS)}."
         raise MeasureError(msg)
+    for name, value in (("alpha", alpha), ("confidence", confidence)):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            msg = f"{name} must be a number strictly between 0 and 1; got {value!r}."
+            raise MeasureError(msg)
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        msg = f"seed must be an int or None; got {seed!r}."
+        raise MeasureError(msg)
     if not 0.0 < alpha < 1.0 or not 0.0 < confidence < 1.0:
         msg = f"alpha and confidence must lie strictly between 0 and 1; got {alpha} and {confidence}."
         raise MeasureError(msg)

@@ -46,6 +46,9 @@ def atomic_path(dest: str | os.PathLike[str]) -> Iterator[Path]:
     if dest.is_dir():
         msg = f"Cannot write {os.fspath(dest)!r}: it is a folder. Give a file path."
         raise IsADirectoryError(msg)
+    if not dest.parent.is_dir():
+        msg = f"Cannot write {os.fspath(dest)!r}: the folder {os.fspath(dest.parent)!r} does not exist."
+        raise FileNotFoundError(msg)
     tmp = temp_beside(dest)
     try:
         yield tmp
