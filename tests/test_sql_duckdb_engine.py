@@ -156,6 +156,19 @@ def test_fractional_grades_and_missing_columns(tmp_path: Path) -> None:
     assert "'points'" in message
 
 
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_non_finite_scores_in_parquet_duckdb_reads_itself(tmp_path: Path, bad: float) -> None:
+    # DuckDB prunes the check query's WHERE NOT (score - score = 0) with Parquet statistics,
+    # which leave NaN out: the engine looks again with a form it does not prune
+    run = tmp_path / "run.parquet"
+    pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, bad]}).write_parquet(run)
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    where = r"run\.parquet, column 'score': the score of query 'q', doc 'b'"
+    for engine in ("polars", "duckdb"):
+        with pytest.raises(rf.InputError, match=where):
+            rf.evaluate(qrels, str(run), ["AP"], engine=engine)
+
+
 def test_the_same_coverage_warnings() -> None:
     qrels = pl.DataFrame({"query_id": ["q1", "q2", "q3"], "doc_id": ["a", "b", "c"], "relevance": [1, 1, 0]})
     run = pl.DataFrame({
