@@ -16,7 +16,8 @@ import polars as pl
 
 from rankframe._errors import InputError, at
 from rankframe._io.columns import LINE, TREC_QRELS_COLS, D, Q, _is_pathlike, describe
-from rankframe._io.readers import _suffixes, _to_lazy
+from rankframe._io.readers import _to_lazy
+from rankframe._io.storage import suffixes
 from rankframe._io.trec_text import _read_bytes, _split_fields, _to_number
 
 JG, JSG, LEVEL = "jg", "jsg", "rel_level"
@@ -116,7 +117,7 @@ def read_prefs_source(source: Any) -> pl.LazyFrame:
         For a missing column, a null id or group, or a level that is not a finite number.
     """
     if _is_pathlike(source) and not any(
-        sfx in _suffixes(os.fspath(source))
+        sfx in suffixes(os.fspath(source))
         for sfx in (".parquet", ".pq", ".csv", ".tsv", ".arrow", ".ipc", ".feather")
     ) and not os.path.isdir(os.fspath(source)):
         return read_prefs(source)

@@ -15,7 +15,6 @@ from __future__ import annotations
 import glob as globlib
 import os
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 import polars as pl
@@ -54,10 +53,6 @@ from rankframe._io.storage import (
 from rankframe._io.trec_text import read_trec_qrels, read_trec_run
 
 
-def _suffixes(path: str) -> list[str]:
-    return [s.lower() for s in Path(path).suffixes]
-
-
 def _scan_csv(
     path: str, separator: str, compressed: bool, storage_options: Mapping[str, Any] | None = None
 ) -> pl.LazyFrame:
@@ -74,31 +69,27 @@ def _scan_csv(
     return pl.scan_csv(path, **options)
 
 
-def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
-    """Scan a URI (``s3://``, ``gs://``, ``az://``, ``hf://``, ``https://``...) with Polars.
-
-    The format comes from the name; a name without a file suffix (or ending with ``/``) is
-    looked at: a Delta table, else a folder of Parquet files, else a TREC text file.
-    """
+def _scan_file(
+    path: str, kind: str, options: Mapping[str, Any] | None
+) -> tuple[pl.LazyFrame, str] | None:
+    """A tabular file or glob, local or a URI, by its name's suffix; None for other names."""
     sfx = suffixes(path)
     compressed = bool(sfx) and sfx[-1] in (".gz", ".bz2", ".xz", ".zst")
-    with guard(kind, path):
-        if is_iceberg_metadata(path):
-            return scan_iceberg(path, options, kind, path), "iceberg"
-        if any(c in path for c in "*?[") or ".parquet" in sfx or ".pq" in sfx:
-            lf = pl.scan_parquet(path, hive_partitioning=True, storage_options=options)
-            return checked(lf, kind, path), "parquet"
-        if ".csv" in sfx or ".tsv" in sfx:
-            lf = _scan_csv(path, "," if ".csv" in sfx else "\t", compressed, options)
-            return checked(lf, kind, path), "csv" if ".csv" in sfx else "tsv"
-        if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
-            return checked(pl.scan_ipc(path, storage_options=options), kind, path), "ipc"
-        if may_be_folder(path):
-            if is_delta(path, options, kind):
-                return scan_delta(path, options, kind), "delta"
-            folder = parquet_folder(path, options, kind)
-            if folder is not None:
-                return folder, "parquet"
+    if is_iceberg_metadata(path):
+        return scan_iceberg(path, options, kind, path), "iceberg"
+    if any(c in path for c in "*?[") or ".parquet" in sfx or ".pq" in sfx:
+        return pl.scan_parquet(path, hive_partitioning=True, storage_options=options), "parquet"
+    if ".csv" in sfx:
+        return _scan_csv(path, ",", compressed, options), "csv"
+    if ".tsv" in sfx:
+        return _scan_csv(path, "\t", compressed, options), "tsv"
+    if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
+        return pl.scan_ipc(path, storage_options=options), "ipc"
+    return None
+
+
+def _scan_text(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
+    """TREC text: qrels or a run; a judged frame needs a table."""
     if kind == "qrels":
         return read_trec_qrels(path, options), "trec"
     if kind == "run":
@@ -111,6 +102,26 @@ def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[
     raise InputError(msg)
 
 
+def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
+    """Scan a URI (``s3://``, ``gs://``, ``az://``, ``hf://``, ``https://``...) with Polars.
+
+    The format comes from the name; a name without a file suffix (or ending with ``/``) is
+    looked at: a Delta table, else a folder of Parquet files, else a TREC text file. The
+    schema is read here, so that a missing object or bad credentials fail clearly.
+    """
+    with guard(kind, path):
+        found = _scan_file(path, kind, options)
+        if found is not None:
+            return checked(found[0], kind, path), found[1]
+        if may_be_folder(path):
+            if is_delta(path, options, kind):
+                return scan_delta(path, options, kind), "delta"
+            folder = parquet_folder(path, options, kind)
+            if folder is not None:
+                return folder, "parquet"
+    return _scan_text(path, kind, options)
+
+
 def _scan_path(
     path: str, kind: str, storage_options: Mapping[str, Any] | None = None
 ) -> tuple[pl.LazyFrame, str]:
@@ -121,50 +132,29 @@ def _scan_path(
     path = file_uri_path(path)
     if scheme(path) is not None:
         return _scan_uri(path, kind, storage_options)
-    sfx = _suffixes(path)
-    is_glob = any(c in path for c in "*?[")
-    if is_glob:
+    if any(c in path for c in "*?["):
         if not globlib.glob(path, recursive=True):
             msg = f"No file matches the {kind} pattern {path!r} (working directory: {os.getcwd()})."
             raise InputError(msg)
     elif not os.path.exists(path):
         msg = f"The {kind} file {path!r} does not exist (working directory: {os.getcwd()}). Check the path."
         raise InputError(msg)
-    if os.path.isdir(path) and is_delta(path, None, kind):
-        return scan_delta(path, None, kind), "delta"
-    if os.path.isdir(path) and iceberg_folder(path):
-        msg = (
-            f"The {kind} folder {path!r} looks like an Apache Iceberg table: pass its current "
-            "metadata file (.../metadata/*.metadata.json) or a pyiceberg Table object; its data "
-            "files alone may hold deleted or replaced rows."
-        )
-        raise InputError(msg)
-    if is_iceberg_metadata(path):
-        return scan_iceberg(path, None, kind, path), "iceberg"
     if os.path.isdir(path):
+        if is_delta(path, None, kind):
+            return scan_delta(path, None, kind), "delta"
+        if iceberg_folder(path):
+            msg = (
+                f"The {kind} folder {path!r} looks like an Apache Iceberg table: pass its current "
+                "metadata file (.../metadata/*.metadata.json) or a pyiceberg Table object; its data "
+                "files alone may hold deleted or replaced rows."
+            )
+            raise InputError(msg)
         target = os.path.join(path, "**", "*.parquet")
         if not globlib.glob(target, recursive=True):
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
             raise InputError(msg)
         return pl.scan_parquet(target, hive_partitioning=True), "parquet"
-    compressed = bool(sfx) and sfx[-1] in (".gz", ".bz2", ".xz", ".zst")
-    if is_glob or ".parquet" in sfx or ".pq" in sfx:
-        return pl.scan_parquet(path, hive_partitioning=True), "parquet"
-    if ".csv" in sfx:
-        return _scan_csv(path, ",", compressed), "csv"
-    if ".tsv" in sfx:
-        return _scan_csv(path, "\t", compressed), "tsv"
-    if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
-        return pl.scan_ipc(path), "ipc"
-    if kind == "qrels":
-        return read_trec_qrels(path), "trec"
-    if kind == "run":
-        return read_trec_run(path), "trec"
-    msg = (
-        f"Cannot read a {kind} frame from {path!r}: a {kind} frame holds scores and grades in one "
-        "table, so it needs a tabular format (.parquet, .csv, .tsv, .arrow/.ipc), not TREC text."
-    )
-    raise InputError(msg)
+    return _scan_file(path, kind, None) or _scan_text(path, kind, None)
 
 
 def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
