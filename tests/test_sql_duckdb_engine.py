@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 import rankframe as rf
 from tests.test_edge_matrix import judged_runs
-from tests.test_sql import BREAKDOWN_MEASURES, COMPILED, LAYOUTS
+from tests.test_sql import BREAKDOWN_MEASURES, COMPILED, LAYOUTS, with_breakdowns
 
 pytest.importorskip("duckdb", reason="duckdb is in the test extra")
 
@@ -64,14 +64,7 @@ def test_duckdb_engine_breakdowns(data: tuple, layout: str, labels: st.DataObjec
     # finds them), the run column of stacked runs, mixes; null breakdown values
     qrels, run, options = data
     by, qrels_by = LAYOUTS[layout]
-
-    def column(n: int, *values: str | None) -> pl.Series:
-        drawn = labels.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
-        return pl.Series(drawn, dtype=pl.String)
-
-    values = {"locale": ("en", "de", None), "device": ("mobile", None), "run": ("a", "b")}
-    run = run.with_columns(**{c: column(run.height, *values[c]) for c in by})
-    qrels = qrels.with_columns(**{c: column(qrels.height, "en", "de") for c in qrels_by})
+    qrels, run = with_breakdowns(labels, qrels, run, by, qrels_by)
     for per_query in (True, False):
         assert_equal(*_both(qrels, run, BREAKDOWN_MEASURES, per_query=per_query, by=by, **options))
 
@@ -158,8 +151,8 @@ def test_fractional_grades_and_missing_columns(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_non_finite_scores_in_parquet_duckdb_reads_itself(tmp_path: Path, bad: float) -> None:
-    # DuckDB prunes the check query's WHERE NOT (score - score = 0) with Parquet statistics,
-    # which leave NaN out: the engine looks again with a form it does not prune
+    # DuckDB pruned the check query's WHERE NOT (score - score = 0) with Parquet statistics,
+    # which leave NaN out: the check is written in a form it does not prune
     run = tmp_path / "run.parquet"
     pl.DataFrame({"query_id": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, bad]}).write_parquet(run)
     qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})

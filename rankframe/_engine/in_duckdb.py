@@ -154,14 +154,6 @@ def _check(con: Any, prep: Prepared, keys: list[str], qkeys: list[str]) -> None:
         return
     found = con.sql(transpile(checks(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb"))
     problems = {(i, p): (q, d, v) for i, p, _, q, d, v in found.fetchall()}
-    if not problems:
-        # DuckDB prunes the check's WHERE NOT (score - score = 0) with Parquet statistics, which
-        # leave NaN out; the screen (a FILTER) counted the row: find it with a form not pruned
-        inputs = Inputs.of("qrels_in_", "run_in_", keys, qkeys, None, None)
-        nan = "score IS NOT NULL AND (score - score) IS DISTINCT FROM 0"
-        query = f"SELECT query_id, doc_id, score FROM run_in WHERE {nan} LIMIT 1"
-        for row in con.sql(with_ctes(inputs.ctes, query)).fetchall():
-            problems[("run", "non-finite score")] = row
     for role, problem, column in _ORDER:
         if (role, problem) not in problems:
             continue
