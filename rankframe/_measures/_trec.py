@@ -120,6 +120,7 @@ def single(base: str, make: Callable[[], Measure]) -> TrecParser:
             raise MeasureError(msg)
         return [(base, make())]
 
+    parse.takes_no_parameters = True  # type: ignore[attr-defined]  # read by rankframe.compat
     return parse
 
 

@@ -16,7 +16,7 @@ import polars as pl
 
 import rankframe as rf
 from rankframe._errors import RankframeWarning
-from rankframe._io.columns import REL, D, Q, S
+from rankframe._io.columns import D, Q
 
 if TYPE_CHECKING:
     from rankframe._measures import Measure
@@ -33,11 +33,8 @@ def read(source: Any, kind: str) -> pl.DataFrame:
     generator is consumed once, here), pandas frames with ``query_id, doc_id, relevance|score``,
     Polars and Arrow frames, TREC files.
     """
-    reader, value = (rf.read_qrels, REL) if kind == "qrels" else (rf.read_run, S)
-    frame = reader(source).collect()
-    # a dict of empty rankings reads as columns of nulls: give them their types
-    types = {Q: pl.String, D: pl.String, value: pl.Int64 if kind == "qrels" else pl.Float64}
-    return frame.with_columns(pl.col(c).cast(t) for c, t in types.items() if frame.schema[c] == pl.Null)
+    reader = rf.read_qrels if kind == "qrels" else rf.read_run
+    return reader(source).collect()  # an empty dict has typed columns too (String ids)
 
 
 def run_queries(source: Any, run: pl.DataFrame) -> pl.Series:

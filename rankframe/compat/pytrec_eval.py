@@ -225,7 +225,7 @@ def _combine(measures: Iterable[str]) -> dict[str, set[str]]:
 
 def _takes_no_parameters(base: str) -> bool:
     """A trec_eval measure without parameters (trec_eval 9 ignores any it is given)."""
-    return getattr(TREC_NAMES[base], "__qualname__", "").startswith("single.")
+    return getattr(TREC_NAMES[base], "takes_no_parameters", False)
 
 
 def _labelled(base: str, params: set[str]) -> list[tuple[str, Measure | None]]:
