@@ -22,9 +22,12 @@ Tests that want more examples than the default ask for a multiple of the profile
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import warnings
 from pathlib import Path
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 _COMMON = {
@@ -42,3 +45,29 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)  # after site-packages: the installed rankframe stays the one imported
+
+
+@pytest.fixture(scope="session")
+def spark_session():  # noqa: ANN201
+    """One local[2] Spark session for every module that needs one (each start costs 6-25 s).
+
+    Skipped, with the reason, where pyspark or a Java runtime is missing. Modules set their own
+    runtime settings on it (``spark.sql.shuffle.partitions``).
+    """
+    pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rankframe[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        pytest.skip("no Java runtime (java not on PATH, JAVA_HOME unset): Spark cannot start")
+    from pyspark.sql import SparkSession
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)  # pyspark's note on pandas 3
+        session = (
+            SparkSession.builder.master("local[2]").appName("rankframe-tests")
+            .config("spark.ui.enabled", "false")
+            .config("spark.ui.showConsoleProgress", "false")
+            .config("spark.driver.memory", "1g")
+            .getOrCreate()
+        )
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -1,7 +1,7 @@
 """rankframe.spark gives the per-query numbers of rankframe.evaluate exactly, on local[2].
 
-One Spark session for the module (starting one takes 6-25 s). Skipped, with the reason, where
-pyspark or a Java runtime is missing.
+One Spark session for the test run (conftest's ``spark_session``; starting one takes 6-25 s).
+Skipped, with the reason, where pyspark or a Java runtime is missing.
 """
 
 from __future__ import annotations
@@ -29,21 +29,9 @@ KEYS = ["run", "query_id", "measure"]
 
 
 @pytest.fixture(scope="module")
-def spark():  # noqa: ANN201
-    from pyspark.sql import SparkSession
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # pyspark's note on pandas 3
-        session = (
-            SparkSession.builder.master("local[2]").appName("rankframe-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.sql.shuffle.partitions", "4")
-            .config("spark.driver.memory", "1g")
-            .getOrCreate()
-        )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+def spark(spark_session):  # noqa: ANN001, ANN201
+    spark_session.conf.set("spark.sql.shuffle.partitions", "4")
+    return spark_session
 
 
 def _sdf(spark, frame: pl.DataFrame):  # noqa: ANN001, ANN202

@@ -123,14 +123,11 @@ LAYOUTS = {  # by, qrels_by
 }
 
 
-@given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
-def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.DataObject) -> None:
-    # by=: breakdowns of the run alone (a group's queries are those it holds), ones the qrels
-    # carry too (each group's judgments and query set), the run name of stacked runs (each run
-    # owes every judged query), and mixes; a null breakdown value is a group of its own
-    qrels, run, options = data
-    # judged_only too: a ranking -J empties still holds its query in its group (num_ret 0)
-    by, qrels_by = LAYOUTS[layout]
+def with_breakdowns(
+    labels: st.DataObject, qrels: pl.DataFrame, run: pl.DataFrame, by: list[str], qrels_by: list[str]
+) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Drawn breakdown columns for a layout of :data:`LAYOUTS`: the run's ``by`` (null values
+    among them, a ``run`` column of two runs) and the qrels' ``qrels_by``."""
 
     def column(n: int, *values: str | None) -> pl.Series:
         drawn = labels.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
@@ -139,6 +136,18 @@ def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.D
     values = {"locale": ("en", "de", None), "device": ("mobile", None), "run": ("a", "b")}
     run = run.with_columns(**{c: column(run.height, *values[c]) for c in by})
     qrels = qrels.with_columns(**{c: column(qrels.height, "en", "de") for c in qrels_by})
+    return qrels, run
+
+
+@given(data=judged_runs(), layout=st.sampled_from(sorted(LAYOUTS)), labels=st.data())
+def test_breakdowns_follow_evaluates_rule(data: tuple, layout: str, labels: st.DataObject) -> None:
+    # by=: breakdowns of the run alone (a group's queries are those it holds), ones the qrels
+    # carry too (each group's judgments and query set), the run name of stacked runs (each run
+    # owes every judged query), and mixes; a null breakdown value is a group of its own
+    qrels, run, options = data
+    # judged_only too: a ranking -J empties still holds its query in its group (num_ret 0)
+    by, qrels_by = LAYOUTS[layout]
+    qrels, run = with_breakdowns(labels, qrels, run, by, qrels_by)
     for per_query in (True, False):
         want = _evaluate(qrels, run, BREAKDOWN_MEASURES, per_query=per_query, by=by, **options)
         text = rsql.query(BREAKDOWN_MEASURES, per_query=per_query, by=by, qrels_by=qrels_by, **options)

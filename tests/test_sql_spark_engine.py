@@ -33,7 +33,14 @@ from rankframe import sql as rsql
 from rankframe._errors import NoQueryInCommonWarning
 from tests.test_edge_matrix import judged_runs
 from tests.test_partitions import _data
-from tests.test_sql import BREAKDOWN_MEASURES, COMPILED, LAYOUTS, assert_same, breakdown_tables
+from tests.test_sql import (
+    BREAKDOWN_MEASURES,
+    COMPILED,
+    LAYOUTS,
+    assert_same,
+    breakdown_tables,
+    with_breakdowns,
+)
 
 pyspark = pytest.importorskip("pyspark", reason="pyspark is not installed (pip install 'rankframe[spark]')")
 if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -47,22 +54,9 @@ FEW = max(1, settings.default.max_examples * 3 // 20)  # 3 with the ci profile
 
 
 @pytest.fixture(scope="module")
-def spark():  # noqa: ANN201
-    from pyspark.sql import SparkSession
-
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # pyspark's note on pandas 3
-        session = (
-            SparkSession.builder.master("local[2]").appName("rankframe-sql-tests")
-            .config("spark.ui.enabled", "false")
-            .config("spark.ui.showConsoleProgress", "false")
-            .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.driver.memory", "1g")
-            .getOrCreate()
-        )
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
+def spark(spark_session):  # noqa: ANN001, ANN201
+    spark_session.conf.set("spark.sql.shuffle.partitions", "2")
+    return spark_session
 
 
 def _sdf(spark, frame: pl.DataFrame):  # noqa: ANN001, ANN202
@@ -147,14 +141,7 @@ def test_breakdowns_equal_evaluate(spark, layout: str, datasets: list, complete:
     # breakdown values are groups of their own
     qrels, run = _stacked(datasets)
     by, qrels_by = LAYOUTS[layout]
-
-    def column(n: int, *values: str | None) -> pl.Series:
-        drawn = labels.draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
-        return pl.Series(drawn, dtype=pl.String)
-
-    values = {"locale": ("en", "de", None), "device": ("mobile", None), "run": ("a", "b")}
-    run = run.with_columns(**{c: column(run.height, *values[c]) for c in by})
-    qrels = qrels.with_columns(**{c: column(qrels.height, "en", "de") for c in qrels_by})
+    qrels, run = with_breakdowns(labels, qrels, run, by, qrels_by)
     breakdowns = [c for c in by if c != "run"]  # a 'run' column is a key by itself
     _both_ways(spark, qrels, run, BREAKDOWN_MEASURES, by, by=breakdowns, complete=complete)
 

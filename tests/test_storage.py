@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import os
-import shutil
 import socket
 import sys
 import urllib.request
@@ -348,33 +346,20 @@ def test_iceberg_without_the_extra(iceberg_table, monkeypatch):
 
 
 # ----------------------------------------------------------------------------- Spark
-def test_spark_tasks_read_s3_with_the_options(s3):
+def test_spark_tasks_read_s3_with_the_options(s3, spark_session):
     """rankframe.spark's polars engine: each task reads its queries from S3 with the options."""
-    pytest.importorskip("pyspark", reason="pyspark is not installed (the spark extra)")
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        pytest.skip("no Java runtime: Spark cannot start")
-    from pyspark.sql import SparkSession
-
     import rankframe.spark as rfs
 
+    spark = spark_session
+    so = s3["options"]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", FutureWarning)  # pyspark's note on pandas 3
-        spark = (
-            SparkSession.builder.master("local[2]").appName("rankframe-storage-tests")
-            .config("spark.ui.enabled", "false").config("spark.driver.memory", "1g").getOrCreate()
-        )
-    try:
-        so = s3["options"]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            out = rfs.evaluate(f"{S3}/qrels.txt", f"{S3}/run.parquet", MEASURES, per_query=True,
-                               partitions=2, spark=spark, storage_options=so)
-            got = pl.from_arrow(out.toArrow())
-        want = _eval(QRELS, BM25, per_query=True)
-        key = ["query_id", "measure"]
-        assert_frame_equal(got.sort(key), want.sort(key), check_dtypes=False)
-        with pytest.raises(rf.InputError, match="not storage_options"):
-            rfs.evaluate(f"{S3}/qrels.parquet", f"{S3}/run.parquet", ["AP"], spark=spark,
-                         storage_options=so, engine="sql")
-    finally:
-        spark.stop()
+        warnings.simplefilter("ignore")
+        out = rfs.evaluate(f"{S3}/qrels.txt", f"{S3}/run.parquet", MEASURES, per_query=True,
+                           partitions=2, spark=spark, storage_options=so)
+        got = pl.from_arrow(out.toArrow())
+    want = _eval(QRELS, BM25, per_query=True)
+    key = ["query_id", "measure"]
+    assert_frame_equal(got.sort(key), want.sort(key), check_dtypes=False)
+    with pytest.raises(rf.InputError, match="not storage_options"):
+        rfs.evaluate(f"{S3}/qrels.parquet", f"{S3}/run.parquet", ["AP"], spark=spark,
+                     storage_options=so, engine="sql")
