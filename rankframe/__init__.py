@@ -10,9 +10,16 @@ Examples
 [0.6309, 0.5]
 """
 
+# ruff: noqa: E402 (the malloc cap below runs before the imports that start Polars)
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
+
+from rankframe._engine.memory import cap_malloc_arenas
+
+# before Polars starts its threads: under ulimit -v, glibc's per-thread malloc arenas would
+# reserve 64 MiB of address space each (see rankframe._engine.memory)
+cap_malloc_arenas()
 
 from rankframe import expr, measures, sql
 from rankframe._engine.evaluate import evaluate, explain

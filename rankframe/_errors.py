@@ -68,6 +68,13 @@ class InputError(RankframeError):
     def unreadable(cls, role: str, where: str, error: BaseException) -> InputError:
         """Build the error for a source that the underlying reader could not read."""
         detail = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        if isinstance(error, MemoryError) or "os error 12" in detail or "Cannot allocate memory" in detail:
+            msg = (
+                f"Not enough memory to read the {role} input {where}: {detail}. The process is "
+                "at its memory limit (ulimit -v, a container's limit) before the evaluation "
+                "starts: raise the limit."
+            )
+            return cls(msg)
         msg = (
             f"Cannot read the {role} input {where}: {detail}. Check that the file is complete and in "
             "the format its name says (TREC text, Parquet, CSV/TSV, Arrow IPC)."

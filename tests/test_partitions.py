@@ -234,7 +234,7 @@ def test_output_and_progress(data: tuple, tmp_path: Path, capsys: pytest.Capture
 
 def test_bad_partitioning(data: tuple, tmp_path: Path) -> None:
     qrels, run, _ = data
-    with pytest.raises(InputError, match="int >= 1 or 'files'"):
+    with pytest.raises(InputError, match="int >= 1, 'auto' or 'files'"):
         rf.evaluate(qrels, run, ["AP"], partitions=0)
     with pytest.raises(InputError, match="needs the run as a path"):
         rf.evaluate(qrels, run, ["AP"], partitions="files")

@@ -40,12 +40,12 @@ EVALUATE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in WRI
 
 
 def _partitions_arg(text: str) -> int | str:
-    if text == "files":
+    if text in ("files", "auto"):
         return text
     try:
         return _positive_int(text)
     except argparse.ArgumentTypeError:
-        msg = f"expected an int >= 1 or 'files', got {text!r}"
+        msg = f"expected an int >= 1, 'auto' or 'files', got {text!r}"
         raise argparse.ArgumentTypeError(msg) from None
 
 
@@ -169,9 +169,10 @@ def add_evaluate_parser(subparsers: Any) -> None:
         "Gamma, SomersD, CIndex, PrefJaccard; every FILE is then a run",
     )
     ev.add_argument(
-        "--partitions", metavar="N|files", type=_partitions_arg,
+        "--partitions", metavar="N|auto|files", type=_partitions_arg, default="auto",
         help="evaluate query partition by partition (memory bounded by one): N hash buckets of "
-        "the query ids, or 'files' when no query spans two of the run's Parquet files",
+        "the query ids, 'files' when no query spans two of the run's Parquet files, or 'auto' "
+        "(default): one plan when it fits in the memory available, else the fewest buckets that fit",
     )
     ev.add_argument(
         "--progress", action="store_true", help="report each partition or run (or the one plan) on stderr",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -15,6 +16,7 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
+from rankframe._errors import warn
 from rankframe._io.atomic import atomic_path
 from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._io.storage import require_local_files, with_storage
@@ -40,7 +42,7 @@ def evaluate(
     target: str | None = None,
     target_order: str = "desc",
     prefs: Source | None = None,
-    partitions: int | str | None = None,
+    partitions: int | str | None = "auto",
     progress: bool = False,
     output: str | os.PathLike[str] | None = None,
     qrels_columns: Mapping[str, str] | None = None,
@@ -118,7 +120,12 @@ def evaluate(
         partition instead of the inputs (the numbers are the same): ``N`` hash buckets of the
         query ids (each re-scans the inputs with a filter: N scans), or ``"files"`` when the
         run is a glob or folder of Parquet files in which no query spans two files (one scan).
-        Inputs read into memory (TREC text) are not bounded by it.
+        ``"auto"`` (default): one plan when its estimated working set (from the inputs' row
+        counts and widths) fits in the memory the process may use (cgroup limit, ``ulimit -v``,
+        available memory, ``RANKFRAME_MEMORY_LIMIT``), else the fewest hash partitions that
+        fit (a note under ``progress``); an :class:`InputError` before anything runs when even
+        256 do not. ``1`` or ``None``: one plan whatever the estimate (a warning when it
+        exceeds the memory). Inputs read into memory (TREC text) are not bounded by it.
     progress
         Report each partition or run evaluated apart, or else the one plan when it is done
         (ranked rows, queries, seconds), on stderr; quiet by default.
@@ -196,7 +203,7 @@ def evaluate(
             output=output, qrels_columns=qrels_columns, run_columns=run_columns,
             unsupported={
                 "ties": ties, "score_dtype": score_dtype, "target": target, "prefs": prefs,
-                "partitions": partitions,
+                "partitions": "auto" if partitions is None else partitions,
             },
         )
     options: dict[str, Any] = {
@@ -206,7 +213,7 @@ def evaluate(
     }
     named = _named_runs(run) if judged is None else None
     read = None
-    if partitions is None and named is not None and len(named) > 1:
+    if partitions in (None, 1, "auto") and named is not None and len(named) > 1:
         # runs given apart are evaluated apart: read (parse) each once, for both uses below
         read = {name: _read_run(src, run_columns) for name, src in named}
         sources = {name: _describe(src, "run") for name, src in named}
@@ -218,6 +225,11 @@ def evaluate(
     by_run = read is not None
     if by_run:
         prep.run_sources, prep.run_where = sources, ", ".join(sources.values())
+    partitions, note = _memory_plan(prep, partitions, None if read is None else list(read.values()))
+    if progress and note:
+        print(note, file=sys.stderr, flush=True)
+    if partitions is not None:
+        by_run = False  # runs given apart, stacked into one partitioned plan
     if by_run:
         assert read is not None
         # several runs given apart: one plan per run against judgments read once (faster than
@@ -259,6 +271,27 @@ def evaluate(
     if per_query:
         return _long(wide, prep.measures, [*prep.keys, Q])
     return _long(aggregate(wide, prep.measures, prep.keys), prep.measures, prep.keys)
+
+
+def _memory_plan(
+    prep: Prepared, partitions: int | str | None, runs: list[pl.LazyFrame] | None
+) -> tuple[int | str | None, str | None]:
+    """``partitions`` as the plan takes it (None: one plan), and a note for ``progress``.
+
+    ``"auto"`` chooses from the estimated working set and the memory available
+    (:mod:`rankframe._engine.memory`); an explicit one plan is checked with a warning.
+    """
+    from rankframe._engine import memory
+
+    if partitions == "auto":
+        n, note = memory.partitions_for(prep, runs)
+        return (None if n == 1 else n), note
+    if partitions is None or partitions == 1:
+        warning = memory.unlikely_to_fit(prep, 1)
+        if warning is not None:
+            warn(warning, ResourceWarning)
+        return None, None
+    return partitions, None
 
 
 def _other_engine(

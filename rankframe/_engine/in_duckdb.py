@@ -43,7 +43,7 @@ from rankframe._sql.dialects import transpile
 
 #: ``evaluate``'s options that the compiled query does not implement, and their defaults.
 UNSUPPORTED = {
-    "ties": "trec_eval", "score_dtype": "float64", "target": None, "prefs": None, "partitions": None,
+    "ties": "trec_eval", "score_dtype": "float64", "target": None, "prefs": None, "partitions": "auto",
 }
 #: The order in which ``evaluate`` reports bad input: bad run rows, bad judgments, duplicates.
 _ORDER = [
@@ -194,6 +194,24 @@ def _aggregate(long: pl.DataFrame, measures: list[Measure], keys: list[str]) -> 
     return long.group_by([*keys, "measure"], maintain_order=True).agg(agg.alias("value"))
 
 
+def _memory_config() -> dict[str, str]:
+    """DuckDB's ``memory_limit`` within what this process may use (it spills past it).
+
+    DuckDB sizes its buffer pool from the machine's memory, not from ``ulimit -v`` or every
+    container's limit: half the resident budget and a quarter of the address space leave room
+    for its threads, the result and Python.
+    """
+    from rankframe._engine.memory import available
+
+    budget = available()
+    room = [budget.resident // 2] if budget.resident is not None else []
+    if budget.address is not None:  # DuckDB maps more than its buffer pool
+        room.append(budget.address // 4)
+    if not room:
+        return {}
+    return {"memory_limit": f"{max(min(room), 64 << 20) >> 20}MB"}
+
+
 def evaluate_duckdb(
     qrels: Source | None,
     run: Source | None,
@@ -237,14 +255,26 @@ def evaluate_duckdb(
     else:
         run_sources = qrels_sources = None
     folder = tempfile.mkdtemp(prefix="rankframe-duckdb-")
-    con = duckdb.connect(config={"temp_directory": folder})
+    limits = _memory_config()
+    # DuckDB draws a progress bar on stdout for queries over 2 s: rankframe reports on stderr
+    con = duckdb.connect(config={"temp_directory": folder, **limits})
     try:
+        con.execute("SET enable_progress_bar = false")
         _register(con, "run_in_", "run", run_sources, prep.run, (Q, D, S), run_columns, keys)
         _register(con, "qrels_in_", "qrels", qrels_sources, prep.qrels, (Q, D, REL), qrels_columns, qkeys)
         _check(con, prep, keys, qkeys)
         dtypes = prep.run.collect_schema()
         _warn(con, prep, keys, qkeys, dtypes)
         result = con.sql(text).pl()
+    except duckdb.OutOfMemoryException as exc:
+        detail = str(exc).strip().splitlines()[0]
+        msg = (
+            f"engine='duckdb' ran out of memory: {detail} Its memory limit was "
+            f"{limits.get('memory_limit', 'its default')} (spilling to {folder}). Raise the "
+            "process's memory limit, or evaluate with the default engine (engine='polars'), "
+            "which partitions the queries to fit."
+        )
+        raise InputError(msg) from None
     finally:
         con.close()
         shutil.rmtree(folder, ignore_errors=True)

@@ -247,7 +247,7 @@ def evaluate_parts(
         def split(p: Prepared, tmp: str) -> Iterator[tuple[str, Prepared]]:
             return _hash_parts(p, partitions)
     else:
-        msg = f"partitions must be an int >= 1 or 'files'. Got {partitions!r}."
+        msg = f"partitions must be an int >= 1, 'auto' or 'files'. Got {partitions!r}."
         raise InputError(msg)
     return _collect_parts(prep, split, progress, output)
 
