@@ -84,6 +84,7 @@ def _limited(args: list[str], limit: int | None, timeout: float = 240) -> subpro
     import resource
 
     def preexec() -> None:
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # an abort leaves no core file behind
         if limit is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
