@@ -256,6 +256,8 @@ def test_the_fewest_partitions_that_fit() -> None:
     with pytest.raises(rf.InputError, match=r"Not enough memory to evaluate 10,000,000 input rows") as info:
         memory.choose_partitions(need, Budget(100 << 20, "cgroup memory limit", None, ""))
     assert "100 MiB of memory (cgroup memory limit)" in str(info.value)
+    # free memory alone is no limit: the most partitions, never a refusal
+    assert memory.choose_partitions(need, Budget(100 << 20, "MemAvailable", None, "")) == 256
 
 
 def test_an_explicit_single_plan_that_cannot_fit_warns(inputs, monkeypatch) -> None:

@@ -20,8 +20,9 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
   partitions), where it over-states the measured peak by 10-60%; many measures count up to 1.5
   times, measures comparing rankings twice.
 - **The decision** (:func:`choose_partitions`): one plan when it fits in 90% of both budgets,
-  else the fewest hash partitions (2, 4, ... 256) whose part fits; when none does,
-  :class:`~rankframe.InputError` before anything runs, naming the ways out.
+  else the fewest hash partitions (2, 4, ... 256) whose part fits; when none fits a limit,
+  :class:`~rankframe.InputError` before anything runs, naming the ways out (when only free
+  memory is short, 256 partitions: the system may page or reclaim).
 
 Under an address-space limit glibc's malloc is a hazard of its own: each thread that allocates
 gets an arena that reserves 64 MiB of address space (8 per core), so a limit of a few GiB is
@@ -165,6 +166,9 @@ def cgroup_headroom(proc: str = "/proc/self/cgroup", root: str = "/sys/fs/cgroup
     return best
 
 
+_SOFT = ("MemAvailable", "physical memory", "")
+
+
 @dataclass(frozen=True)
 class Budget:
     """What the process may still use, in bytes (None: no limit found), and where it comes from."""
@@ -173,6 +177,14 @@ class Budget:
     resident_from: str
     address: int | None
     address_from: str
+
+    @property
+    def hard(self) -> bool:
+        """Whether a limit binds (a cgroup's, an rlimit, the user's), not only free memory.
+
+        Past free memory the system pages or reclaims; past a limit the process ends.
+        """
+        return self.address is not None or self.resident_from not in _SOFT
 
     def describe(self) -> str:
         """``"1.3 GiB of address space (RLIMIT_AS), 20.1 GiB resident (MemAvailable)"``."""
@@ -320,7 +332,8 @@ def _estimate(prep: Prepared, runs: list[pl.LazyFrame] | None) -> Need:
 def choose_partitions(need: Need, budget: Budget) -> int:
     """The fewest query partitions (1 = one plan) whose part fits the budget.
 
-    Raises :class:`~rankframe.InputError` when even :data:`MAX_PARTITIONS` do not fit.
+    Raises :class:`~rankframe.InputError` when even :data:`MAX_PARTITIONS` do not fit a
+    limit; when only the machine's free memory is short, returns :data:`MAX_PARTITIONS`.
     """
     if need.fits(budget):
         return 1
@@ -329,6 +342,8 @@ def choose_partitions(need: Need, budget: Budget) -> int:
         if need.fits(budget, n):
             return n
         n *= 2
+    if not budget.hard:  # only free memory is short: the most partitions, and the system pages
+        return MAX_PARTITIONS
     from rankframe._errors import InputError
 
     msg = (
