@@ -106,13 +106,18 @@ def _result(proc: subprocess.CompletedProcess) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-@linux_only
-def test_auto_partitions_complete_where_one_plan_aborts(inputs) -> None:
-    # the single plan's peak, measured under a limit far above it (the same malloc arenas as
-    # under the tight limit: rankframe caps them whenever an address-space limit is set)
+@pytest.fixture(scope="module")
+def unlimited(inputs) -> dict:
+    """The single plan's means, address space before it and peak, under a limit far above it
+    (the same malloc arenas as under a tight limit: rankframe caps them whenever an
+    address-space limit is set)."""
     probe = _child(inputs, "1", 1 << 40)
     assert probe.returncode == 0, probe.stderr
-    unlimited = _result(probe)
+    return _result(probe)
+
+
+@linux_only
+def test_auto_partitions_complete_where_one_plan_aborts(inputs, unlimited) -> None:
     before, peak = unlimited["before"], unlimited["peak"]
     assert peak - before > 400 * MiB  # a plan that needs the memory the test is about
     limit = before + int(0.65 * (peak - before))
@@ -145,9 +150,8 @@ def test_auto_partitions_complete_where_one_plan_aborts(inputs) -> None:
 
 
 @linux_only
-def test_a_limit_too_small_for_anything_gives_the_message(inputs) -> None:
-    probe = _child(inputs, "1", 1 << 40)
-    before = _result(probe)["before"]
+def test_a_limit_too_small_for_anything_gives_the_message(inputs, unlimited) -> None:
+    before = unlimited["before"]
     limit = before + 150 * MiB  # room for reading the inputs' metadata, not for a plan
     qrels, run = inputs
     for args in (
