@@ -103,26 +103,25 @@ def csv_gz(content: str) -> Builder:
     return gz(content, ".csv.gz")
 
 
-def parquet(make: Callable[[], Any]) -> Builder:
-    """A Parquet file of the Polars frame ``make()`` returns."""
+def written(make: Callable[[], Any], suffix: str, write: str) -> Builder:
+    """A file of the Polars frame ``make()`` returns, by its ``write`` method."""
 
     def build(folder: Path, name: str) -> Path:
-        path = folder / f"{name}.parquet"
-        make().write_parquet(path)
+        path = folder / f"{name}{suffix}"
+        getattr(make(), write)(path)
         return path
 
     return build
+
+
+def parquet(make: Callable[[], Any]) -> Builder:
+    """A Parquet file of the Polars frame ``make()`` returns."""
+    return written(make, ".parquet", "write_parquet")
 
 
 def ipc(make: Callable[[], Any]) -> Builder:
     """An Arrow IPC file of the Polars frame ``make()`` returns."""
-
-    def build(folder: Path, name: str) -> Path:
-        path = folder / f"{name}.arrow"
-        make().write_ipc(path)
-        return path
-
-    return build
+    return written(make, ".arrow", "write_ipc")
 
 
 def truncated(builder: Builder, keep: float = 0.5) -> Builder:

@@ -203,3 +203,13 @@ def test_a_missing_folder_is_named_not_the_temporary_file(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "does not exist" in err
     assert ".tmp" not in err
+
+
+def test_a_missing_folder_is_named_before_any_partition_runs(tmp_path):
+    root = Path(__file__).parent.parent
+    qrels, run = root / "data/qrels.dl19-passage.txt", root / "data/run.dl19.bm25.txt"
+    dest = tmp_path / "no" / "such" / "out.parquet"
+    for options in ({"partitions": 2}, {"run": {"x": run, "y": run}}):
+        kwargs = {"run": run, **options}
+        with pytest.raises(FileNotFoundError, match=r"out\.parquet'.*folder .*such' does not exist"):
+            rf.evaluate(qrels, measures=["AP"], per_query=True, output=dest, **kwargs)

@@ -15,7 +15,7 @@ from rankframe._engine.options import (
     S,
 )
 from rankframe._errors import InputError, at
-from rankframe._io.columns import LINE
+from rankframe._io.columns import LINE, own_columns
 
 if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
@@ -285,7 +285,7 @@ def _check_target(run: pl.LazyFrame, target: str, where: str) -> None:
     if target not in schema:
         msg = (
             f"The target column {target!r} (target=...) is not in the run ({where}). "
-            f"Available columns: {', '.join(repr(n) for n in schema.names() if n != LINE)}."
+            f"Available columns: {', '.join(map(repr, own_columns(schema.names())))}."
         )
         raise InputError(msg)
     if not (schema[target].is_numeric() or schema[target] == pl.Boolean):

@@ -222,18 +222,15 @@ def evaluate(
         qrels_columns=qrels_columns, run_columns=run_columns if read is None else None,
         prefs=prefs, validate=False, cast_grades=False, **options,
     )
-    by_run = read is not None
-    if by_run:
+    if read is not None:
         prep.run_sources, prep.run_where = sources, ", ".join(sources.values())
     partitions, note = _memory_plan(prep, partitions, None if read is None else list(read.values()))
     if progress and note:
         print(note, file=sys.stderr, flush=True)
-    if partitions is not None:
-        by_run = False  # runs given apart, stacked into one partitioned plan
-    if by_run:
-        assert read is not None
+    if read is not None and partitions is None:
         # several runs given apart: one plan per run against judgments read once (faster than
-        # one plan over the stacked runs, and memory bounded by one run)
+        # one plan over the stacked runs, and memory bounded by one run); when even one run's
+        # plan does not fit, the memory plan's partitions take the runs stacked (below)
         from rankframe._engine.partition import evaluate_runs
 
         def prepare_run(name: str) -> Prepared:

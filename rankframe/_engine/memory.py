@@ -36,6 +36,7 @@ This module imports only the standard library at the top: ``import rankframe`` c
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import resource
@@ -179,6 +180,11 @@ class Budget:
     address_from: str
 
     @property
+    def known(self) -> bool:
+        """Whether any budget was found (on Linux, free memory always is)."""
+        return self.resident is not None or self.address is not None
+
+    @property
     def hard(self) -> bool:
         """Whether a limit binds (a cgroup's, an rlimit, the user's), not only free memory.
 
@@ -280,19 +286,16 @@ def _frame_need(lf: pl.LazyFrame) -> tuple[int, int]:
     import polars as pl
 
     schema = lf.collect_schema()
-    rows = int(lf.select(pl.len()).collect().item())
-    if rows == 0:
-        return 0, 0
     strings = [name for name, dtype in schema.items() if dtype == pl.String]
+    # strings of up to 12 bytes live in their 16-byte view
+    lengths = {name: pl.col(name).str.len_bytes().cast(pl.Float64) for name in strings}
+    longer = [pl.when(n > 12).then(n).otherwise(0.0).mean().alias(name) for name, n in lengths.items()]
+    # one after the other: collect_all runs both at once, and near an address-space limit its
+    # second query's allocations were measured to abort where two in turn fit
+    rows = int(lf.select(pl.len()).collect().item())
+    sample = lf.head(SAMPLE).select(longer).collect()
     per_row = 8.0 * (len(schema) - len(strings))
-    if strings:
-        # strings of up to 12 bytes live in their 16-byte view
-        lengths = [pl.col(name).str.len_bytes().cast(pl.Float64) for name in strings]
-        longer = [pl.when(n > 12).then(n).otherwise(0.0) for n in lengths]
-        sample = lf.head(SAMPLE).select(
-            n.mean().alias(name) for n, name in zip(longer, strings, strict=True)
-        ).collect()
-        per_row += sum(16.0 + (sample.item(0, name) or 0.0) for name in strings)
+    per_row += sum(16.0 + (sample.item(0, name) or 0.0) for name in strings) if sample.height else 0.0
     return rows, int(rows * per_row)
 
 
@@ -364,9 +367,7 @@ def partitions_for(prep: Prepared, runs: list[pl.LazyFrame] | None = None) -> tu
     The note (None for one plan) is printed under ``progress``.
     """
     budget = available()
-    if budget.resident is None and budget.address is None:
-        return 1, None
-    need = estimate(prep, runs)
+    need = estimate(prep, runs) if budget.known else None
     if need is None:
         return 1, None
     n = choose_partitions(need, budget)
@@ -382,16 +383,13 @@ def partitions_for(prep: Prepared, runs: list[pl.LazyFrame] | None = None) -> tu
 def unlikely_to_fit(prep: Prepared, n: int) -> str | None:
     """With ``partitions=n`` given: a warning when even the plain estimate exceeds the budget."""
     budget = available()
-    if budget.resident is None and budget.address is None:
-        return None
-    need = estimate(prep)
-    if need is None or need.fits(budget, n, share=1.25):  # the estimate over-states by 10-30%: allow for it
+    need = estimate(prep) if budget.known else None
+    # the estimate over-states by 10-60%: warn only past a quarter more than the budget
+    if need is None or need.fits(budget, n, share=1.25):
         return None
     fewest = None
-    try:
+    with contextlib.suppress(ValueError):  # InputError: not even 256 partitions fit
         fewest = choose_partitions(need, budget)
-    except ValueError:
-        pass
     advice = (
         f" partitions={fewest} (or 'auto') should fit." if fewest
         else " Not even 256 partitions would: partitions='files' or engine='duckdb' may."

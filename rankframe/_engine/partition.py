@@ -27,6 +27,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -34,7 +35,7 @@ import polars as pl
 from rankframe._engine.collect import _evaluated, _long, _raw_wide, _warn_coverage, report_progress
 from rankframe._engine.options import Q
 from rankframe._errors import InputError
-from rankframe._io.atomic import temp_beside
+from rankframe._io.atomic import atomic_path
 
 if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
@@ -143,41 +144,36 @@ def _file_parts(
 
 
 class _Sink:
-    """Per-query rows appended to one Parquet file, partition by partition.
+    """Per-query rows appended to one Parquet file (``path``; None: nothing written), part by part.
 
-    The rows go to a temporary file beside the destination, renamed into place by
-    :meth:`close` once every partition is written: an evaluation that fails or is interrupted
-    leaves the destination as it was (:mod:`rankframe._io.atomic`).
+    The path is the temporary file of :func:`rankframe._io.atomic.atomic_path`, which moves it
+    into place once every part is written, or removes it when the evaluation fails.
     """
 
-    def __init__(self, path: str | os.PathLike[str] | None) -> None:
-        self.path = None if path is None else os.fspath(path)
-        self.tmp = None if path is None else temp_beside(path)
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
         self.writer: Any = None
 
     def write(self, frame: pl.DataFrame) -> None:
-        if self.tmp is None or frame.height == 0:
+        if self.path is None or frame.height == 0:
             return
         import pyarrow.parquet as pq
 
         table = frame.to_arrow()
         if self.writer is None:
-            self.writer = pq.ParquetWriter(self.tmp, table.schema)
+            self.writer = pq.ParquetWriter(self.path, table.schema)
         self.writer.write_table(table.cast(self.writer.schema))
 
-    def close(self, empty: pl.DataFrame | None) -> None:
-        """Finish the file and move it into place; with ``empty=None`` (a failure), discard it."""
-        if self.path is None or self.tmp is None:
-            return
+    def finish(self, empty: pl.DataFrame) -> None:
+        """Complete the file: ``empty`` (the layout without rows) when no part had rows."""
+        if self.path is not None and self.writer is None:
+            empty.write_parquet(self.path)
+        self.close()
+
+    def close(self) -> None:
         if self.writer is not None:
             self.writer.close()
-        if empty is None:
-            with contextlib.suppress(OSError):
-                self.tmp.unlink()
-            return
-        if self.writer is None:
-            empty.write_parquet(self.tmp)
-        os.replace(self.tmp, self.path)
+            self.writer = None
 
 
 def _run_parts(
@@ -269,14 +265,14 @@ def _collect_parts(
         # complete=True scores the missing judged queries for every group: all groups are
         # needed in each partition (one scan of the key columns)
         prep = replace(prep, groups=prep.run.select(*prep.keys).unique().collect().lazy())
-    tmp = tempfile.TemporaryDirectory(prefix="rankframe-")
-    parts = split(prep, tmp.name)
-    sink = _Sink(output)
     raws: list[pl.DataFrame] = []
     start = time.perf_counter()
-    done = False
-    try:
-        for label, part in parts:
+    with contextlib.ExitStack() as stack:
+        # the output is complete at its destination, or absent (a failure, an interrupt)
+        tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="rankframe-"))
+        sink = _Sink(None if output is None else stack.enter_context(atomic_path(output)))
+        stack.callback(sink.close)
+        for label, part in split(prep, tmp):
             t0 = time.perf_counter()
             raw = _name_run(_raw_wide(part, validate=True), part, prep.keys)
             raws.append(raw)
@@ -285,13 +281,7 @@ def _collect_parts(
             if progress:
                 now = time.perf_counter()
                 report_progress(label, raw, now - t0, now - start)
-        done = True
-    finally:
-        tmp.cleanup()
-        empty = None  # a failure or an interrupt: the destination stays as it was
-        if done and raws:
-            empty = _long(_evaluated(prep, raws[0].head(0)), prep.measures, [*prep.keys, Q])
-        sink.close(empty)
+        sink.finish(_long(_evaluated(prep, raws[0].head(0)), prep.measures, [*prep.keys, Q]))
     raw = pl.concat(raws, how="vertical_relaxed")
     _warn_coverage(prep, raw)
     return _evaluated(prep, raw)

@@ -13,7 +13,7 @@ from rankframe._engine.checks import _check_dtypes, _check_target, _validate
 from rankframe._engine.options import REL, D, Options, Prepared, Q, S
 from rankframe._engine.pairs import preference_pairs
 from rankframe._errors import InputError
-from rankframe._io.columns import LINE, Source, describe
+from rankframe._io.columns import Source, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure
@@ -168,7 +168,7 @@ def prepare(
         if col not in names:
             msg = (
                 f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "
-                f"Available columns: {', '.join(repr(n) for n in names if n != LINE)}."
+                f"Available columns: {', '.join(map(repr, own_columns(names)))}."
             )
             raise InputError(msg)
         if col not in keys:

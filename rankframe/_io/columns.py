@@ -69,7 +69,7 @@ def check_mapping(mapping: Mapping[str, str] | None, where: str) -> dict[str, st
     return mapping
 
 
-def _own(names: Sequence[str]) -> list[str]:
+def own_columns(names: Sequence[str]) -> list[str]:
     """The columns of the input itself: without the line numbers the text readers add."""
     return [n for n in names if n != LINE]
 
@@ -95,7 +95,7 @@ def column_renames(
         if canon in mapping:
             src = mapping[canon]
             if src not in names:
-                raise InputError.missing_columns(kind, [src], _own(names), where)
+                raise InputError.missing_columns(kind, [src], own_columns(names), where)
         else:
             src = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
             if src is None:
@@ -107,7 +107,7 @@ def column_renames(
         rename[src] = canon
     if missing:
         tried = [c for m in missing for c in DEFAULT_NAMES[m]]
-        raise InputError.missing_columns(kind, missing, _own(names), where, tried=tried)
+        raise InputError.missing_columns(kind, missing, own_columns(names), where, tried=tried)
     clash = [c for c in rename.values() if c in names and c not in rename]
     return rename, clash
 
