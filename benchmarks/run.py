@@ -22,6 +22,9 @@ Tools (``--tools``, comma-separated):
   exactly these 5 measures and nothing else (Polars only): the floor's work plus what every
   exact evaluator must add (the rank by score and doc id, the input checks, the judgments'
   statistics). Only when asked: a lower bound for rankframe's general planner, not a tool.
+* ``minimal-positions``: the same plan ranking from row positions (issue 27's lever, for runs
+  that arrive ranked; exact but for the queries with a tied stretch of more than 4 rows, which
+  an engine would plan again, not counted). Only when asked: a lower bound for ordered input.
 * ``ranx``: only when asked (not installed by default).
 * ``rankframe_1t``: rankframe with ``POLARS_MAX_THREADS=1`` (only when asked).
 * ``rankframe_ref``: rankframe imported from the source tree ``--ref DIR`` (a git worktree of
@@ -261,16 +264,20 @@ def work_floor(data: Path, phases: dict) -> dict:
     return {}
 
 
-def work_minimal(data: Path, phases: dict) -> dict:
+def work_minimal(data: Path, phases: dict, *, positions: bool = False) -> dict:
     t = time.perf_counter()
     sys.path.insert(0, str(HERE / "experiments"))
     import lower_bound
 
     phases["import"] = time.perf_counter() - t
     t = time.perf_counter()
-    means = lower_bound.means(data)
+    means = lower_bound.means(data, positions=positions)
     phases["collect"] = time.perf_counter() - t
     return means
+
+
+def work_minimal_positions(data: Path, phases: dict) -> dict:
+    return work_minimal(data, phases, positions=True)
 
 
 WORKERS = {
@@ -280,6 +287,7 @@ WORKERS = {
     "ranx": work_ranx,
     "floor": work_floor,
     "minimal": work_minimal,
+    "minimal-positions": work_minimal_positions,
     "rankframe-duckdb": work_rankframe_duckdb,
     "duckdb-sql": work_duckdb_sql,
     "duckdb-handwritten": work_duckdb_handwritten,
