@@ -57,9 +57,9 @@ def hits_plan(
     """The per-query plan of hits-only measures: same columns and values as the general plan.
 
     1. rank the run once (and count each query's retrieved documents in the same window);
-    2. LEFT join only the judgments of grade >= ``level`` and keep the joined rows plus each
-       query's rank-1 row (so every query of the run stays, with its count): about a tenth of
-       the rows of the full join on TREC-like data;
+    2. join only the judgments of grade >= ``level`` (an inner join) and add each query's
+       rank-1 row (so every query of the run stays, with its count): about a tenth of the rows
+       of the full join on TREC-like data;
     3. the statistics of the judgments (number relevant, ideal DCG...,
        :meth:`Ctx.judgments`) from one ``group_by`` over the same judgments alone (computed
        once, whatever the runs and breakdowns), joined per query; queries judged but not
@@ -94,13 +94,21 @@ def hits_plan(
     if opts.depth is not None:
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
     judged = qrels.filter(pl.col(REL) >= level).select(*qrels_keys, Q, D, REL)
-    keep = pl.col(REL).is_not_null() | (pl.col(RANK) == 1)
+    # The ranked rows once (a cache), read twice: their inner join with the judgments read,
+    # and apart each query's rank-1 row, which carries its count and flags (so every query of
+    # the run stays, hit or not) with a null grade. Measured 3-4% faster at 10M rows than one
+    # LEFT join of every ranked row and a filter (benchmarks/RESULTS.md, session 19).
+    ranked = ranked.cache()
+    marks = pl.col(RANK) == 1
     if checks:  # bad rows reach the group_by (the duplicate flag is on each query's rank 1)
-        keep = keep | pl.col(BAD_RUN)
-    rows = (
-        ranked.join(judged, on=[*qrels_keys, Q, D], how="left", nulls_equal=True)
-        .filter(keep)
-        .select(*group, RANK, REL, N_RET, *flags, *([DUP] if checks else []))
+        marks = marks | pl.col(BAD_RUN)
+    rows = pl.concat(
+        [
+            ranked.join(judged, on=[*qrels_keys, Q, D], how="inner", nulls_equal=True)
+            .select(*group, RANK, REL),
+            ranked.filter(marks).select(*group, RANK, N_RET, *flags, *([DUP] if checks else [])),
+        ],
+        how="diagonal",
     )
 
     stats: dict[str, pl.Expr] = {}
@@ -110,7 +118,7 @@ def hits_plan(
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
         partials=partials, derived_columns=derived, judgment_stats=stats,
-        judgment_lists=lists, n_ret=pl.col(N_RET).first(), few_rows=level >= 1,
+        judgment_lists=lists, n_ret=pl.col(N_RET).max(), few_rows=level >= 1,
     )
     exprs, post = [], []
     for m in measures:
@@ -160,7 +168,7 @@ def hits_plan(
 
     out = frame.group_by(group).agg(
         pl.col(RANK).is_not_null().any().alias(HAS_RUN),
-        pl.col(N_RET).first().alias(N_RET),
+        pl.col(N_RET).max().alias(N_RET),  # (on the rank-1 row; 0 on the others)
         pl.col(present).first().alias(HAS_QRELS),
         *exprs,
         *(e.alias(n) for n, e in partials.items()),
