@@ -277,3 +277,33 @@ def test_an_unparsable_input_is_left_to_the_checks(tmp_path) -> None:
     prep = prepare(pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]}), run,
                    MEASURES, validate=False)
     assert memory.estimate(prep) is None
+
+
+# Measures that compare rankings count, per item, the earlier items with a smaller target by a
+# rolling rank; unbounded, its window makes Polars reserve 96 GiB of address space per query.
+PAIRWISE = textwrap.dedent(
+    """
+    import json
+    import polars as pl
+    import rankframe as rf
+
+    run = pl.DataFrame({"query_id": ["q1"] * 6 + ["q2"] * 4, "doc_id": list("abcdefabcd"),
+                        "score": [6.0, 5, 4, 3, 2, 1, 1, 2, 3, 4]})
+    qrels = pl.DataFrame({"query_id": ["q1"] * 4 + ["q2"] * 3, "doc_id": list("acdfabd"),
+                          "relevance": [3, 1, 2, 0, 1, 2, 0]})
+    out = rf.evaluate(qrels, run, ["KendallTau", "AUC", "CIndex"], per_query=True)
+    print(json.dumps(out["value"].to_list()))
+    """
+)
+
+
+@linux_only
+def test_measures_that_compare_rankings_run_under_an_address_space_limit() -> None:
+    # it was a Rust allocation abort ("memory allocation of 103079215104 bytes failed") under
+    # any ulimit -v: the window is now bounded by the longest query when such a limit is set
+    limited = _limited([sys.executable, "-c", PAIRWISE], 3 << 30)
+    assert limited.returncode == 0, limited.stderr[-500:]
+    free = _limited([sys.executable, "-c", PAIRWISE], None)
+    assert free.returncode == 0, free.stderr[-500:]
+    values = [json.loads(proc.stdout.strip().splitlines()[-1]) for proc in (limited, free)]
+    assert values[0] == values[1]

@@ -69,6 +69,14 @@ def _limit(which: int) -> int | None:
     return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
 
 
+def address_limited() -> bool:
+    """Whether an address-space limit is set (``RLIMIT_AS``, ``RLIMIT_DATA``).
+
+    What the process reserves then counts, whether or not it is ever touched.
+    """
+    return _limit(resource.RLIMIT_AS) is not None or _limit(resource.RLIMIT_DATA) is not None
+
+
 def cap_malloc_arenas() -> bool:
     """Cap glibc's malloc arenas at 2 when an address-space limit is set; return whether done.
 
@@ -78,7 +86,7 @@ def cap_malloc_arenas() -> bool:
     """
     if not sys.platform.startswith("linux"):
         return False
-    if _limit(resource.RLIMIT_AS) is None and _limit(resource.RLIMIT_DATA) is None:
+    if not address_limited():
         return False
     try:
         import ctypes

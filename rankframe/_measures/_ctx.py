@@ -54,6 +54,11 @@ class Ctx:
     derived_columns: dict[str, pl.Expr] | None = field(default=None, compare=False)
     #: Distinguishes the partials of derived contexts (``judged_only``).
     variant: str = ""
+    #: At least the number of items of any query, when the planner knows it: the window of the
+    #: rolling ranks that compare rankings (``None``: unbounded, whose window Polars reserves
+    #: in full, 96 GiB of address space per query; the planner bounds it under an address-space
+    #: limit, where that reservation fails).
+    longest: int | None = None
     #: The distinct target values of the evaluation (grades, or a target column's values),
     #: for measures that need the levels up front (``MAUC``); filled by the planner.
     levels: tuple[float, ...] | None = None

@@ -91,7 +91,8 @@ class Items:
         seq = self.t.sort_by([self.p, self.t], descending=[True, True])
         # a -inf sentinel at the end (its rank is 1, it precedes nothing) keeps the sequence
         # non-empty: Polars 2.1 panics on a rolling rank over an empty group
-        ranks = seq.extend_constant(float("-inf"), 1).rolling_rank(_WINDOW, method="min", min_samples=1)
+        window = _WINDOW if self.ctx.longest is None else min(self.ctx.longest + 1, _WINDOW)
+        ranks = seq.extend_constant(float("-inf"), 1).rolling_rank(window, method="min", min_samples=1)
         return self.partial("prefix_min", ranks.cast(F64).sum() - 1.0 - self.t.len().cast(F64))
 
     def _tie_pairs(self, name: str, value: pl.Expr) -> pl.Expr:
