@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import functools
 import importlib.util
 import json
 import os
@@ -276,10 +277,6 @@ def work_minimal(data: Path, phases: dict, *, positions: bool = False) -> dict:
     return means
 
 
-def work_minimal_positions(data: Path, phases: dict) -> dict:
-    return work_minimal(data, phases, positions=True)
-
-
 WORKERS = {
     "rankframe": work_rankframe,
     "pytrec_eval": work_pytrec_eval,
@@ -287,7 +284,7 @@ WORKERS = {
     "ranx": work_ranx,
     "floor": work_floor,
     "minimal": work_minimal,
-    "minimal-positions": work_minimal_positions,
+    "minimal-positions": functools.partial(work_minimal, positions=True),
     "rankframe-duckdb": work_rankframe_duckdb,
     "duckdb-sql": work_duckdb_sql,
     "duckdb-handwritten": work_duckdb_handwritten,

@@ -215,13 +215,14 @@ def minimal_plan(
     )
 
 
-def _flags(lf: pl.LazyFrame | None = None) -> pl.Expr:
-    """Whether any check flag is up: selected with the means, or the optimiser would drop the
-    checks' work (sessions 13-18 timed the "minimal plan" stages without it, which cost the
-    struct-rank plan little, the check riding in its query window, but hides the whole duplicate
-    screen of the ranks from positions)."""
-    cols = ["_dup", "_bad", "_badq", "_dupq"]
-    if lf is not None and "_dup" not in lf.collect_schema().names():
+def _flags(lf: pl.LazyFrame) -> pl.Expr:
+    """Whether any check flag of the plan ``lf`` is up: selected with the means, or the optimiser
+    would drop the checks' work (sessions 13-18 timed the "minimal plan" stages without it, which
+    cost the struct-rank plan little, the check riding in its query window, but hides the whole
+    duplicate screen of the ranks from positions)."""
+    names = lf.collect_schema().names()
+    cols = [c for c in ("_dup", "_bad", "_badq", "_dupq") if c in names]
+    if not cols:  # a plan without checks
         return pl.lit(False).alias("_any_flag")
     return pl.any_horizontal(pl.col(cols).fill_null(False).any()).alias("_any_flag")
 
@@ -233,7 +234,7 @@ def means(data: Path, *, positions: bool = False) -> dict[str, float]:
     generated data has no bad row (``check_bits`` asserts it).
     """
     plan = minimal_plan(data, positions=positions)
-    row = plan.select(pl.col(MEASURES).mean(), _flags()).collect().row(0, named=True)
+    row = plan.select(pl.col(MEASURES).mean(), _flags(plan)).collect().row(0, named=True)
     return {m: float(row[m]) for m in MEASURES}
 
 

@@ -137,9 +137,12 @@ def per_query_plan(
         levels = target_levels(run, qrels, opts)
     partials: dict[str, pl.Expr] = {}
     derived: dict[str, pl.Expr] = {}
-    # under an address-space limit, the rolling windows that compare rankings are bounded by
-    # the longest query (two small scans): unbounded, Polars reserves 96 GiB for each
-    longest = longest_query(run, qrels, keys, qrels_keys) if address_limited() else None
+    # under an address-space limit, the rolling windows of the measures that compare rankings
+    # are bounded by the longest query (two small scans): unbounded, Polars reserves 96 GiB
+    # of address space for each query
+    longest = None
+    if address_limited() and any(m.COMPARES_RANKINGS for m in measures):
+        longest = longest_query(run, qrels, keys, qrels_keys)
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
         average_ties=average, partials=partials, derived_columns=derived, longest=longest,
