@@ -73,7 +73,7 @@ def _check_dtypes(lf: pl.LazyFrame, role: str, where: str) -> pl.LazyFrame:
         dt = schema[col]
         if isinstance(dt, pl.Categorical | pl.Enum):
             casts.append(pl.col(col).cast(pl.String))
-        elif not (dt == pl.String or dt.is_integer()):
+        elif not (dt in (pl.String, pl.Binary) or dt.is_integer()):
             raise _wrong_dtype(lf, role, where, col, dt)
     if S in schema and not (schema[S].is_numeric() and schema[S] != pl.Boolean):
         raise _wrong_dtype(lf, role, where, S, schema[S])

@@ -30,6 +30,32 @@ TREC_RUN_COLS = (Q, "iteration", D, "rank", S, "run_tag")
 Source = Any  # str | os.PathLike | pl.DataFrame | pl.LazyFrame | pa.Table | pd.DataFrame
 
 
+def id_text(value: object) -> str:
+    r"""An id as text to print: bytes that are not UTF-8 as lone surrogates (PEP 383).
+
+    Ids read as bytes (a TREC file that is not UTF-8) print as their own bytes, as trec_eval
+    prints them: ``id_text(b"q\xe9")`` is ``"q\udce9"``, which
+    ``.encode("utf-8", "surrogateescape")`` turns back into ``b"q\xe9"`` (the CLI writes it so).
+    Valid UTF-8 bytes print as their text; other values as ``str(value)``.
+
+    Examples
+    --------
+    >>> id_text(b"q\xc3\xa9"), id_text(b"q\xe9"), id_text(7)
+    ('qé', 'q\udce9', '7')
+    """
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", errors="surrogateescape")
+    return str(value)
+
+
+def id_order(col: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """The id as trec_eval compares ids (``strcmp``): its text, or its bytes, in byte order.
+
+    Integer ids compare as their decimal text (``"10"`` before ``"9"``).
+    """
+    return col if dtype in (pl.String, pl.Binary) else col.cast(pl.String)
+
+
 def _is_pathlike(source: Source) -> bool:
     return isinstance(source, str | os.PathLike)
 
