@@ -13,7 +13,7 @@ from rankframe._engine.checks import _check_dtypes, _check_target, _validate
 from rankframe._engine.options import REL, D, Options, Prepared, Q, S
 from rankframe._engine.pairs import preference_pairs
 from rankframe._errors import InputError
-from rankframe._io.columns import Source, describe, own_columns
+from rankframe._io.columns import Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure
@@ -91,18 +91,10 @@ def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
         ints = all(dt.is_integer() for dt in dtypes) and pl.UInt64 not in dtypes
         target = pl.Int64 if ints else pl.Binary if pl.Binary in dtypes else pl.String
         out = [
-            f.with_columns(_cast_id(col, s[col], target)) if col in s and s[col] != target else f
+            f.with_columns(cast_id(col, s[col], target)) if col in s and s[col] != target else f
             for f, s in zip(out, schemas, strict=True)
         ]
     return tuple(out)
-
-
-def _cast_id(col: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:
-    """``col`` as ``target``; integers become bytes through their decimal text."""
-    expr = pl.col(col)
-    if target == pl.Binary and dtype != pl.String:
-        expr = expr.cast(pl.String)
-    return expr.cast(target)
 
 
 def prepare(

@@ -74,9 +74,9 @@ def _check_table(lf: pl.LazyFrame, names: list[str], where: str) -> None:
         if col == LEVEL:
             ok, kind = dt.is_numeric() or dt == pl.Boolean, "levels must be numbers"
         else:
-            ok, kind = dt == pl.String or dt.is_integer() or isinstance(dt, pl.Categorical | pl.Enum), (
-                "ids and groups must be strings or integers"
-            )
+            ok, kind = dt in (pl.String, pl.Binary) or dt.is_integer() or isinstance(
+                dt, pl.Categorical | pl.Enum
+            ), "ids and groups must be strings, bytes or integers"
         if ok:
             continue
         detail = ""
@@ -136,7 +136,12 @@ def read_prefs_source(source: Any) -> pl.LazyFrame:
         )
         raise InputError(msg)
     _check_table(lf, names, where)
-    groups = [pl.col(c).cast(pl.String) if c in names else pl.lit("0").alias(c) for c in (JG, JSG)]
+    schema = lf.collect_schema()
+    groups = [
+        (pl.col(c) if schema[c] == pl.Binary else pl.col(c).cast(pl.String)) if c in names
+        else pl.lit("0").alias(c)
+        for c in (JG, JSG)
+    ]
     lf = lf.select(Q, *groups, D, LEVEL, *([LINE] if LINE in names else []))
     bad = _collect(lf.filter(
         pl.any_horizontal(pl.col(Q, JG, JSG, D).is_null())

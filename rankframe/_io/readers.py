@@ -13,6 +13,7 @@ else.
 from __future__ import annotations
 
 import glob as globlib
+import gzip
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -50,7 +51,7 @@ from rankframe._io.storage import (
     suffixes,
     with_storage,
 )
-from rankframe._io.trec_text import read_trec_qrels, read_trec_run
+from rankframe._io.trec_text import is_utf8, is_utf8_file, latin1_bytes, read_trec_qrels, read_trec_run
 
 
 def _scan_csv(
@@ -64,9 +65,40 @@ def _scan_csv(
     }
     if storage_options is not None:
         options["storage_options"] = storage_options
+    local = scheme(path) is None and not any(c in path for c in "*?[")
+    if local and not compressed and os.path.isfile(path) and not is_utf8_file(path):
+        return _read_csv_bytes(path, options)
     if compressed:
-        return pl.read_csv(path, **options).lazy()
+        try:
+            return pl.read_csv(path, **options).lazy()
+        except pl.exceptions.ComputeError as exc:
+            if local and "utf-8" in str(exc).lower() and suffixes(path)[-1] == ".gz":
+                return _read_csv_bytes(path, options)
+            raise
     return pl.scan_csv(path, **options)
+
+
+def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.LazyFrame:
+    """A CSV/TSV file that is not UTF-8: its text columns keep their bytes where they are not UTF-8.
+
+    Polars reads UTF-8 only; the file is read as Latin-1 (one character per byte, the
+    separators and quotes unchanged), then each text column is given back its bytes: a column
+    holding bytes that are not UTF-8 becomes Binary (ids as trec_eval reads them), the
+    others stay String.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    frame = pl.read_csv(data.decode("latin-1").encode(), **options)
+    columns = []
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String:
+            continue
+        if frame[name].str.contains(r"[^\x00-\x7F]").any():
+            raw = latin1_bytes(frame[name])  # a line feed between values: no sequence spans two
+            columns.append(raw if not is_utf8(b"\n".join(raw.drop_nulls())) else raw.cast(pl.String))
+    return frame.with_columns(columns).lazy()
 
 
 def _scan_file(

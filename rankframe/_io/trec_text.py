@@ -8,6 +8,7 @@ import contextlib
 import gzip
 import io
 import lzma
+import mmap
 import os
 import re
 import zlib
@@ -15,7 +16,9 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import polars as pl
+import pyarrow as pa
 
 from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import LINE, REL, TREC_QRELS_COLS, TREC_RUN_COLS, D, Q, S
@@ -273,7 +276,7 @@ def _fast_fields(data: bytes, names: tuple[str, ...]) -> pl.DataFrame | None:
             truncate_ragged_lines=True, extra_columns="ignore", raise_if_empty=False,
         )
     except (pl.exceptions.PolarsError, ValueError):
-        if not _is_utf8(data):
+        if not is_utf8(data):
             raise _NotUtf8 from None
         return None
     if df.width != len(names) or df.height == 0:
@@ -286,19 +289,32 @@ def _fast_fields(data: bytes, names: tuple[str, ...]) -> pl.DataFrame | None:
     return df.with_row_index(LINE, offset=1)
 
 
-def _is_utf8(data: bytes) -> bool:
-    """Whether ``data`` is UTF-8 (checked in blocks: no copy of the whole text)."""
-    if data.isascii():
+def is_utf8(data: bytes | memoryview | mmap.mmap) -> bool:
+    """Whether ``data`` is UTF-8: blocks of ASCII are skipped, the others decoded (no copy kept)."""
+    if isinstance(data, bytes) and data.isascii():
         return True
     decoder = codecs.getincrementaldecoder("utf-8")()
     view = memoryview(data)
     try:
-        for start in range(0, len(data), 1 << 24):
-            decoder.decode(view[start:start + (1 << 24)])
+        for start in range(0, len(view), 1 << 24):
+            block = bytes(view[start:start + (1 << 24)])
+            if not (block.isascii() and not decoder.getstate()[0]):
+                decoder.decode(block)
         decoder.decode(b"", final=True)
     except UnicodeDecodeError:
         return False
+    finally:
+        view.release()
     return True
+
+
+def is_utf8_file(path: str) -> bool:
+    """Whether the local file at ``path`` is UTF-8 (mapped, not read into memory)."""
+    with open(path, "rb") as f:
+        if os.fstat(f.fileno()).st_size == 0:
+            return True
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            return is_utf8(data)
 
 
 def _lines(data: bytes, path: str, role: str) -> pl.DataFrame:
@@ -349,18 +365,37 @@ def _split_fields(data: bytes, names: tuple[str, ...], path: str, role: str) -> 
         pass
     df = _split_text(data.decode("latin-1").encode(), names, path, role, raw=True)
     return df.with_columns(
-        _latin1_numbers(df[c]) if c in _NUMBERS else _latin1_bytes(df[c]) for c in names
+        _latin1_numbers(df[c]) if c in _NUMBERS else latin1_bytes(df[c]) for c in names
     )
 
 
-def _latin1_bytes(text: pl.Series) -> pl.Series:
-    """Latin-1 text back to its bytes (a Binary series): one byte per character."""
-    wide = text.filter(text.str.contains(r"[^\x00-\x7F]")).unique()
-    as_bytes = text.cast(pl.Binary)  # ASCII is its own bytes
-    if wide.len() == 0:
-        return as_bytes
-    original = pl.Series([v.encode("latin-1") for v in wide], dtype=pl.Binary)
-    return as_bytes.replace(wide.cast(pl.Binary), original)
+def latin1_bytes(text: pl.Series) -> pl.Series:
+    """Latin-1 text back to its bytes (a Binary series): one byte per character.
+
+    In the text's UTF-8, a character of U+0080-U+00FF is a lead byte (0xC2 or 0xC3) and a
+    continuation byte: the lead is dropped and the continuation is the byte (plus 0x40 after
+    0xC3). Done on the Arrow buffers with numpy: a few passes over the ids' bytes.
+    """
+    if text.null_count():  # pragma: no cover - the parser leaves no null field
+        return pl.Series(text.name, [None if v is None else v.encode("latin-1") for v in text], pl.Binary)
+    arr = text.to_arrow(compat_level=pl.CompatLevel.oldest())
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    arr = arr.cast(pa.large_string())
+    offsets = np.frombuffer(arr.buffers()[1], dtype=np.int64)[arr.offset:arr.offset + len(arr) + 1]
+    raw = np.frombuffer(arr.buffers()[2], dtype=np.uint8)[offsets[0]:offsets[-1]]
+    offsets = offsets - offsets[0]
+    leads = np.flatnonzero(raw >= 0xC0)
+    if leads.size == 0:
+        return text.cast(pl.Binary)
+    out = raw.copy()
+    out[leads + 1] += np.where(raw[leads] == 0xC3, 0x40, 0).astype(np.uint8)
+    out = np.delete(out, leads)
+    offsets = offsets - np.searchsorted(leads, offsets)
+    binary = pa.Array.from_buffers(
+        pa.large_binary(), len(arr), [None, pa.py_buffer(offsets), pa.py_buffer(out)]
+    )
+    return pl.Series(text.name, binary, dtype=pl.Binary)
 
 
 def _latin1_numbers(text: pl.Series) -> pl.Series:
