@@ -291,7 +291,7 @@ COMPRESSED = [
     ("xz-magic-then-garbage", raw(b"\xfd7zXZ\x00garbage", ".txt.xz"), r"Cannot read the {role} input {path}"),
     ("gzip-of-nothing", gz(b""), r"The {role} file {path} is empty"),
     ("gzip-of-binary", gz(bytes(range(1, 256))), line(1) + ": expected at least"),
-    ("gzip-of-gzip", gz(_GZ), line(1) + ": expected at least"),
+    ("gzip-of-gzip", gz(_GZ), r"The {role} file {path} holds a NUL byte .* compressed twice"),
 ]
 for _role in ("qrels", "run"):
     for _id, _bad, _names in COMPRESSED:
@@ -349,7 +349,8 @@ cases("CSV/TSV", "run", [
     ("run-csv-header-only", text("qid,docno,score\n", ".csv"),
      r"The run column 'score' in {path} has dtype String; .* holds no value"),
     ("run-csv-empty-file", text("", ".csv"), r"Cannot read the run input {path}"),
-    ("run-csv-binary-garbage", raw(bytes(range(256)), ".csv"), r"{path} has no run column"),
+    # not UTF-8: read byte for byte (ids of bytes), where its header of control bytes fails
+    ("run-csv-binary-garbage", raw(bytes(range(256)), ".csv"), r"Cannot read the run input {path}"),
     ("run-csv-gz-truncated", truncated(csv_gz("qid,docno,score\nq1,a,1\n" * 50), 0.6),
      r"Cannot read the run input {path}"),
     ("run-tsv-boolean-score", text("qid\tdocno\tscore\nq1\ta\ttrue\n", ".tsv"),
@@ -411,8 +412,6 @@ cases("Parquet/Arrow files", "run", [
      r"The run column 'score' in {path} has dtype Date"),
     ("run-parquet-boolean-scores", parquet(lambda: _run_frame(score=[True, False])),
      r"The run column 'score' in {path} has dtype Boolean"),
-    ("run-parquet-binary-query-ids", parquet(lambda: _run_frame(query_id=[b"q1", b"q1"])),
-     r"The run column 'query_id' in {path} has dtype Binary"),
     ("run-parquet-float-query-ids", parquet(lambda: _run_frame(query_id=[1.0, 1.0])),
      r"The run column 'query_id' in {path} has dtype Float64"),
     ("run-parquet-duplicate-pair", parquet(lambda: _run_frame(doc_id=["a", "a"])),
@@ -816,7 +815,7 @@ TREC_EVAL_OPTIONS = [
      r"{path}, line 1: expected 'qid measure mean stddev'"),
     ("zscores-word", text("q1 map 0.5 0.1\nq2 map x 0.1\n"), ["-Z", "{file}"], r"{path}, line 2: expected"),
     ("zscores-empty", text(""), ["-Z", "{file}"], r"The z-score file {path} is empty"),
-    ("zscores-missing", missing("nope.zscores"), ["-Z", "{file}"], r"Cannot read the z-score file {path}"),
+    ("zscores-missing", missing("nope.zscores"), ["-Z", "{file}"], r"The z-score file {path} does not exist"),
     ("qrels-jg-short-line", text("q1 0 a\n"), ["-R", "qrels_jg", "-m", "qrels_jg", "{file}", "{run}"],
      line(1) + ": expected at least 4"),
     ("qrels-jg-word-grade", text("q1 0 a x\n"), ["-R", "qrels_jg", "-m", "qrels_jg", "{file}", "{run}"],

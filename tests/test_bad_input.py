@@ -259,7 +259,7 @@ def test_string_grades_in_a_frame(run):
 
 def test_float_ids_are_refused_with_a_cast_hint(run):
     qrels = pl.DataFrame({"query_id": [1.0], "doc_id": ["a"], "relevance": [1]})
-    _names(_error(qrels, run), "column 'query_id'", "dtype Float64", "strings or integers")
+    _names(_error(qrels, run), "column 'query_id'", "dtype Float64", "strings, bytes or integers")
 
 
 def test_boolean_score_is_refused(qrels):

@@ -35,7 +35,7 @@ def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> tuple[d
 
 def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataType) -> InputError:
     kind = {S: "scores must be numbers", REL: "grades must be integers"}.get(
-        col, "ids must be strings or integers"
+        col, "ids must be strings, bytes or integers"
     )
     target = {S: pl.Float64, REL: pl.Int64}.get(col, pl.String)
     detail = ""

@@ -65,7 +65,7 @@ def _finite(df: pl.DataFrame, col: str, path: str, what: str) -> pl.DataFrame:
 
 
 def _check_table(lf: pl.LazyFrame, names: list[str], where: str) -> None:
-    """Refuse columns of the wrong type: a level must be a number, ids strings or integers."""
+    """Refuse columns of the wrong type: a level must be a number, ids strings, bytes or integers."""
     schema = lf.collect_schema()
     for col in (Q, JG, JSG, D, LEVEL):
         if col not in schema:

@@ -186,7 +186,17 @@ def _scan_path(
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
             raise InputError(msg)
         return pl.scan_parquet(target, hive_partitioning=True), "parquet"
-    return _scan_file(path, kind, None) or _scan_text(path, kind, None)
+    found = _scan_file(path, kind, None)
+    if found is None:
+        return _scan_text(path, kind, None)
+    if not any(c in path for c in "*?[") and not os.path.isfile(path):
+        msg = (
+            f"The {kind} path {path!r} is not a regular file (a pipe, a device or a socket): "
+            f"{found[1].upper()} is read from files only (it is read more than once, or mapped). "
+            "Save it to a file first; TREC text may come through a pipe (e.g. /dev/stdin)."
+        )
+        raise InputError(msg)
+    return found
 
 
 def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:

@@ -92,20 +92,34 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
                 _check_block(head, 0, 0, path, role, limit=None)
                 data = head if len(head) <= MAX_LINE else p.read_bytes()
                 if b"\x00" in data:  # memchr: as fast as the read
-                    raise _binary(path, role, data.index(b"\x00"))
+                    raise _binary(path, role, data.index(b"\x00"), head)
             else:
                 with decompress(p) as f:
                     data = _read_stream(f, path, role)
         else:  # a pipe, a device, a socket: no size to trust
             with open(p, "rb") as f:
-                data = _read_stream(f, path, role)
-            decompress = _decompressor(data)
-            if decompress is not None:
-                with decompress(io.BytesIO(data)) as f:
-                    data = _read_stream(f, path, role)
+                data = read_unsized(f, path, role)
     except (OSError, EOFError, lzma.LZMAError, zlib.error, MemoryError) as exc:
         raise InputError.unreadable(role, path, exc) from exc
     return _checked(data, path, role)
+
+
+def read_unsized(f: Any, path: str, role: str) -> bytes:
+    """The text of a stream of unknown size (a pipe, a device, standard input), decompressed.
+
+    Read in checked blocks (:func:`_read_stream`): at most :func:`stream_limit` bytes, no NUL
+    byte, no line longer than :data:`MAX_LINE`. ``path`` names the stream in errors.
+    """
+    try:
+        head = f.read(MAX_LINE)
+        decompress = _decompressor(head)
+        data = _read_stream(f, path, role, head=head, text=decompress is None)
+        if decompress is not None:
+            with decompress(io.BytesIO(data)) as text:
+                data = _read_stream(text, path, role)
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, MemoryError) as exc:
+        raise InputError.unreadable(role, path, exc) from exc
+    return data
 
 
 def _decompressor(head: bytes) -> Callable[[Any], Any] | None:
@@ -113,23 +127,31 @@ def _decompressor(head: bytes) -> Callable[[Any], Any] | None:
     return next((cls for magic, cls in _MAGIC.items() if head.startswith(magic)), None)
 
 
-def _read_stream(f: Any, path: str, role: str) -> bytes:
-    """Read ``f`` to its end in blocks of :data:`MAX_LINE` bytes, each checked as it comes.
+def _read_stream(f: Any, path: str, role: str, *, head: bytes = b"", text: bool = True) -> bytes:
+    """Read ``f`` (after ``head``, already read from it) to its end in blocks of :data:`MAX_LINE` bytes.
 
-    Refuses NUL bytes, a line longer than :data:`MAX_LINE` and more than
-    :func:`stream_limit` bytes in all, without reading further.
+    Refuses more than :func:`stream_limit` bytes in all and, for ``text``, NUL bytes and a
+    line longer than :data:`MAX_LINE`, each as soon as the block that holds it is read.
     """
     limit = stream_limit()
     blocks: list[bytes] = []
     total = since = 0  # bytes read, bytes since the last line feed
-    while block := f.read(MAX_LINE):
-        since = _check_block(block, total, since, path, role, limit=limit)
+    block = head or f.read(MAX_LINE)
+    while block:
+        if text:
+            first = blocks[0] if blocks else block
+            since = _check_block(block, total, since, path, role, limit=limit, head=first)
+        elif total + len(block) > limit:
+            raise _too_much(path, role, limit)
         total += len(block)
         blocks.append(block)
+        block = f.read(MAX_LINE)
     return b"".join(blocks)
 
 
-def _check_block(block: bytes, offset: int, since: int, path: str, role: str, *, limit: int | None) -> int:
+def _check_block(
+    block: bytes, offset: int, since: int, path: str, role: str, *, limit: int | None, head: bytes = b""
+) -> int:
     """Check a block read at ``offset``; return the bytes since its last line feed.
 
     ``since`` is the length of the line that the previous blocks left open. A line longer than
@@ -138,7 +160,7 @@ def _check_block(block: bytes, offset: int, since: int, path: str, role: str, *,
     """
     nul = block.find(b"\x00")
     if nul >= 0:
-        raise _binary(path, role, offset + nul)
+        raise _binary(path, role, offset + nul, head or block)
     first = block.find(b"\n")
     if first < 0:
         since += len(block)
@@ -155,21 +177,42 @@ def _check_block(block: bytes, offset: int, since: int, path: str, role: str, *,
         )
         raise InputError(msg)
     if limit is not None and offset + len(block) > limit:
-        msg = (
-            f"The {role} input {path} gave more than {limit >> 20} MiB without ending (a pipe, "
-            "a device or a compressed file, whose size is not known first), a quarter of the "
-            "memory that parsing it needs. Is it the right file (/dev/zero, /dev/urandom, a "
-            "stream that never ends)? Save it to a file, or convert it to Parquet, first."
-        )
-        raise InputError(msg)
+        raise _too_much(path, role, limit)
     return since
 
 
-def _binary(path: str, role: str, position: int) -> InputError:
+def _too_much(path: str, role: str, limit: int) -> InputError:
+    msg = (
+        f"The {role} input {path} gave more than {limit >> 20} MiB without ending (a pipe, a "
+        "device or a compressed file, whose size is not known first): more than a quarter of "
+        "the memory, which parsing it would need. Is it the right file (/dev/zero, "
+        "/dev/urandom, a stream that never ends)? Save it to a file, or convert it to "
+        "Parquet, first."
+    )
+    return InputError(msg)
+
+
+def _binary(path: str, role: str, position: int, head: bytes) -> InputError:
+    """The error for a NUL byte at ``position``: UTF-16 text (``head`` has a BOM), or binary data."""
+    if head.startswith(_UTF16):
+        return _utf16(path, role)
     msg = (
         f"The {role} file {path} holds a NUL byte (byte {position}), so it is binary data, not "
-        f"TREC text ({_UNIT[role]} per line): check the path (/dev/zero, /dev/urandom, or a "
-        "Parquet or Arrow file under another name: name it .parquet or .arrow)."
+        f"TREC text ({_UNIT[role]} per line): check the path (/dev/zero or /dev/urandom, a "
+        "Parquet or Arrow file under another name: name it .parquet or .arrow, a file "
+        "compressed twice?)."
+    )
+    return InputError(msg)
+
+
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+
+
+def _utf16(path: str, role: str) -> InputError:
+    msg = (
+        f"The {role} file {path} is UTF-16 text (it starts with a byte order mark); rankframe "
+        "reads UTF-8. Convert it, e.g. iconv -f UTF-16 -t UTF-8 (Windows PowerShell 5 writes "
+        "UTF-16 with '>': use Out-File -Encoding utf8)."
     )
     return InputError(msg)
 
@@ -184,13 +227,8 @@ def _checked(data: bytes, path: str, role: str) -> bytes:
     if not data.strip():
         msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
         raise InputError(msg)
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")):  # a byte order mark: NUL bytes in every field
-        msg = (
-            f"The {role} file {path} is UTF-16 text (it starts with a byte order mark); rankframe "
-            "reads UTF-8. Convert it, e.g. iconv -f UTF-16 -t UTF-8 (Windows PowerShell 5 writes "
-            "UTF-16 with '>': use Out-File -Encoding utf8)."
-        )
-        raise InputError(msg)
+    if data.startswith(_UTF16):  # a byte order mark: NUL bytes in every field
+        raise _utf16(path, role)
     if b"\r" in data and data.count(b"\n", 0, len(data) - 1) == 0 and _CR_RECORD.search(data):
         msg = (
             f"The {role} file {path} ends its lines with carriage returns alone (\\r, classic "
@@ -209,6 +247,7 @@ _UNIT = {
     "qrels": "judgment ('qid iter docno rel')",
     "run": "result ('qid Q0 docno rank score tag')",
     "prefs": "preference ('qid jg jsg docno rel_level')",
+    "z-score": "reference ('qid measure mean stddev')",
 }
 
 

@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import polars as pl
 
 from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import Q, cast_id, text_dtype
-from rankframe._io.trec_text import _lines, is_utf8, latin1_bytes
+from rankframe._io.trec_text import _lines, _read_bytes, is_utf8, latin1_bytes
 from rankframe._measures import MIN_GEO_MEAN, Measure
 
 #: trec_eval's z-score for a (query, measure) the z-score file does not describe.
@@ -61,14 +60,7 @@ def read_zscores(source: str | os.PathLike[str] | pl.DataFrame) -> pl.DataFrame:
         )
         return frame.unique([Q, "measure"], keep="first", maintain_order=True)
     path = os.fspath(source)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        msg = f"Cannot read the z-score file {path!r}: {exc.strerror or exc}."
-        raise InputError(msg) from exc
-    if not data.strip():
-        msg = f"The z-score file {path} is empty; it needs lines 'qid measure mean stddev'."
-        raise InputError(msg)
+    data = _read_bytes(path, "z-score")  # checked: NUL bytes, endless streams, empty files
     raw = not is_utf8(data)  # query ids as bytes: each byte read as one Latin-1 character
     if raw:
         data = data.decode("latin-1").encode()
