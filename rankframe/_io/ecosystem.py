@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankframe._errors import InputError
+from rankframe._errors import InputError, quote
 from rankframe._io.columns import REL, D, Q, S
 
 #: The value column of each kind of nested dict: ``{query: {doc: value}}``.
@@ -137,8 +137,8 @@ def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str
     if bad is not None:
         query = queries[bisect_right(list(accumulate(counts)), bad)]
         msg = (
-            f"{where}: the {column} of document {docs[bad]!r} of query {query!r} is "
-            f"{values[bad]!r} ({type(values[bad]).__name__}); a {{query: {{doc: {column}}}}} "
+            f"{where}: the {column} of document {quote(docs[bad])} of query {quote(query)} is "
+            f"{quote(values[bad])} ({type(values[bad]).__name__}); a {{query: {{doc: {column}}}}} "
             "dict holds numbers."
         )
         raise InputError(msg)
