@@ -314,6 +314,52 @@ for _role in ("qrels", "run"):
     for _id, _bad, _names in PATHS:
         CASES.append(Case(f"{_role}-{_id}", "paths", _role, _bad, _names.replace("{role}", _role)))
 
+# ----------------------------------------------------------------------------- bounded inputs
+# Devices and pipes of unknown size, endless or binary data, absurd lines (issue 38): refused
+# at once, naming the path, and quoting at most 200 characters of a line.
+def device(path: str) -> Builder:
+    """A device file (``/dev/zero``...), passed by its path."""
+    return lambda folder, name: path
+
+
+def fifo(suffix: str) -> Builder:
+    """A named pipe that nobody writes to: refused before it is opened (opening would block)."""
+
+    def build(folder: Path, name: str) -> Path:
+        import os
+
+        path = folder / f"{name}{suffix}"
+        os.mkfifo(path)
+        return path
+
+    return build
+
+
+_HUGE_LINE = b"x" * (2 << 20)  # 2 MiB with no line feed
+_NUL = r"The {role} file {path} holds a NUL byte .* binary data"
+BOUNDED = [
+    ("dev-zero", device("/dev/zero"), _NUL),
+    ("dev-urandom", device("/dev/urandom"), _NUL),
+    ("nul-byte-in-a-line", raw(RUN.encode() + b"q2 Q0 c\x00 2 1.0 t\n"), _NUL),
+    ("line-of-2-mib", raw(_HUGE_LINE), r"The {role} file {path} has a line longer than 1 MiB"),
+    ("line-of-2-mib-gz", gz(_HUGE_LINE), r"The {role} file {path} has a line longer than 1 MiB"),
+    ("line-of-100k-quoted-in-200", text("x" * 100_000 + " 0 a\n"),
+     line(1) + r": expected at least \d .* found 3: 'x{200}'\.\.\. \(100004 characters in all\)\. Fix"),
+]
+for _role in ("qrels", "run"):
+    for _id, _bad, _names in BOUNDED:
+        CASES.append(Case(
+            f"{_role}-{_id}", "bounded inputs", _role, _bad, _names.replace("{role}", _role), trec_eval=True,
+        ))
+cases("bounded inputs", "prefs", [
+    ("prefs-dev-zero", device("/dev/zero"), _NUL.replace("{role}", "prefs")),
+    ("prefs-line-of-2-mib", raw(_HUGE_LINE), r"The prefs file {path} has a line longer than 1 MiB"),
+], trec_eval=True)
+cases("bounded inputs", "run", [
+    ("run-csv-named-pipe", fifo(".csv"), r"The run path {path} is not a regular file .* Save it to a file"),
+    ("run-parquet-named-pipe", fifo(".parquet"), r"The run path {path} is not a regular file"),
+])
+
 # ----------------------------------------------------------------------------- CSV / TSV
 _LATE = "".join(f"q1,d{i},{i}.5\n" for i in range(300))
 cases("CSV/TSV", "run", [
