@@ -355,6 +355,11 @@ cases("bounded inputs", "prefs", [
     ("prefs-dev-zero", device("/dev/zero"), _NUL.replace("{role}", "prefs")),
     ("prefs-line-of-2-mib", raw(_HUGE_LINE), r"The prefs file {path} has a line longer than 1 MiB"),
 ], trec_eval=True)
+cases("bounded inputs", "letor", [
+    ("letor-dev-zero", device("/dev/zero"), r"The LETOR/SVMlight file /dev/zero holds a NUL byte"),
+    ("letor-line-of-2-mib", raw(_HUGE_LINE),
+     line(1) + r": expected a numeric label first, got 'x{200}'\.\.\. \(2097152 characters in all\)"),
+])
 cases("bounded inputs", "run", [
     ("run-csv-named-pipe", fifo(".csv"), r"The run path {path} is not a regular file .* Save it to a file"),
     ("run-parquet-named-pipe", fifo(".parquet"), r"The run path {path} is not a regular file"),

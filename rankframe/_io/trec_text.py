@@ -171,8 +171,8 @@ def _check_block(
     if since > MAX_LINE:
         msg = (
             f"The {role} file {path} has a line longer than {MAX_LINE // (1 << 20)} MiB "
-            f"(near byte {offset + len(block)}), so it is not TREC text ({_UNIT[role]} per "
-            "line): check the file (a binary or compressed file under another name, or one "
+            f"(near byte {offset + len(block)}), so it is not text of one {_UNIT[role]} per "
+            "line: check the file (a binary or compressed file under another name, or one "
             "whose line ends were lost?)."
         )
         raise InputError(msg)
@@ -198,7 +198,7 @@ def _binary(path: str, role: str, position: int, head: bytes) -> InputError:
         return _utf16(path, role)
     msg = (
         f"The {role} file {path} holds a NUL byte (byte {position}), so it is binary data, not "
-        f"TREC text ({_UNIT[role]} per line): check the path (/dev/zero or /dev/urandom, a "
+        f"text of one {_UNIT[role]} per line: check the path (/dev/zero or /dev/urandom, a "
         "Parquet or Arrow file under another name: name it .parquet or .arrow, a file "
         "compressed twice?)."
     )
@@ -248,6 +248,7 @@ _UNIT = {
     "run": "result ('qid Q0 docno rank score tag')",
     "prefs": "preference ('qid jg jsg docno rel_level')",
     "z-score": "reference ('qid measure mean stddev')",
+    "LETOR/SVMlight": "row ('label qid:q 1:v 2:v ...')",
 }
 
 
