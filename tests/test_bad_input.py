@@ -451,7 +451,7 @@ def test_a_file_of_one_huge_line_is_refused_after_reading_its_first_mib(qrels, t
     data = b"x" * (3 << 20)  # 3 MiB, no line feed
     path = tmp_path / ("long.txt.gz" if compress else "long.txt")
     path.write_bytes(gzip.compress(data) if compress else data)
-    _names(_short(_error(qrels, path)), "has a line longer than 1 MiB", "not TREC text")
+    _names(_short(_error(qrels, path)), "has a line longer than 1 MiB", "not text of one result")
 
 
 def test_a_long_line_is_quoted_in_200_characters(qrels, tmp_path):

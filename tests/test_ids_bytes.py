@@ -223,6 +223,20 @@ def test_trec_text_irregular_lines_keep_bytes_and_line_numbers(tmp_path: Path) -
         rf.evaluate(q, bad, ["P@1"])
 
 
+@pytest.mark.parametrize(
+    "first", [b"BZh", b"BZh9", b"\xff\xfe", b"\xfe\xffq", b"\x1f\x8b", b"x^1", b"x\x9c", b"(\xb5/\xfd"]
+)
+def test_a_first_query_id_that_starts_like_a_signature_is_text(tmp_path: Path, first: bytes) -> None:
+    """Only the whole signature of bzip2 (or gzip), or UTF-16's NUL bytes, make a file not text.
+
+    ``x^`` is a zlib header and ``(\\xb5/\\xfd`` zstd's magic, which Polars' CSV reader would
+    decompress.
+    """
+    q, r = _files(tmp_path, QRELS.replace(b"q\xe9", first), RUN.replace(b"q\xe9", first))
+    assert rf.read_run(r).collect()["query_id"].to_list()[0] == first
+    _repro(q, r)
+
+
 def test_a_valid_utf8_file_keeps_string_ids(tmp_path: Path) -> None:
     def utf8(b: bytes) -> bytes:
         return b.replace(b"\xe9", "é".encode()).replace(b"\xe8", "è".encode())
@@ -347,7 +361,8 @@ _ID = st.binary(min_size=1, max_size=6).filter(
 
 @st.composite
 def _collections(draw: st.DrawFn) -> tuple[list[tuple[bytes, bytes, int]], list[tuple[bytes, bytes, float]]]:
-    qid = _ID.filter(lambda b: not b.startswith(b"#"))
+    # a file starting with gzip's signature is gzip (\x1f\x8b\x08); with '#', a comment
+    qid = _ID.filter(lambda b: not b.startswith((b"#", b"\x1f\x8b\x08")))
     queries = draw(st.lists(qid, min_size=1, max_size=3, unique=True))
     qrels, run = [], []
     for q in queries:

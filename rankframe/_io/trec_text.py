@@ -24,7 +24,19 @@ from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import LINE, REL, TREC_QRELS_COLS, TREC_RUN_COLS, D, Q, S
 from rankframe._io.storage import read_text, scheme
 
-_MAGIC = {b"\x1f\x8b": gzip.open, b"BZh": bz2.open, b"\xfd7zXZ\x00": lzma.open}
+#: Compressed data, by its first bytes: ``(magic, signature, suffix, open)``. A file is read
+#: as compressed when it starts with the whole signature (gzip's magic and deflate method;
+#: bzip2's magic, block size and the magic of its first block or of an empty stream's end;
+#: xz's magic), or with the magic alone when its name ends with the suffix: a text file whose
+#: first id starts with ``BZh`` is text.
+_MAGIC = (
+    (b"\x1f\x8b", re.compile(rb"\x1f\x8b\x08"), ".gz", gzip.open),
+    (b"BZh", re.compile(rb"BZh[1-9](?:1AY&SY|\x17rE8P\x90)"), ".bz2", bz2.open),
+    (b"\xfd7zXZ\x00", re.compile(rb"\xfd7zXZ\x00"), ".xz", lzma.open),
+)
+#: First bytes that make Polars' CSV reader decompress its input (gzip, zlib, zstd): a text file
+#: starting so (a first query id ``x^1``) is split without it.
+_SNIFFED = (b"\x1f\x8b", b"\x78\x01", b"\x78\x5e", b"\x78\x9c", b"\x78\xda", b"\x28\xb5\x2f\xfd")
 # Separator bytes for reading a file as one column of whole lines (one absent from the data).
 _LINE_SEPARATORS = ("\x1f", "\x1e", "\x1d", "\x1c", "\x01", "\x02")
 #: The longest line the TREC readers take: no TREC record comes near (ids are tens of bytes),
@@ -87,7 +99,7 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
         if p.is_file():
             with open(p, "rb") as f:
                 head = f.read(MAX_LINE + 1)
-            decompress = _decompressor(head)
+            decompress = _decompressor(head, path)
             if decompress is None:
                 _check_block(head, 0, 0, path, role, limit=None)
                 data = head if len(head) <= MAX_LINE else p.read_bytes()
@@ -122,9 +134,12 @@ def read_unsized(f: Any, path: str, role: str) -> bytes:
     return data
 
 
-def _decompressor(head: bytes) -> Callable[[Any], Any] | None:
-    """The file class that decompresses data starting with ``head``, or None for plain text."""
-    return next((cls for magic, cls in _MAGIC.items() if head.startswith(magic)), None)
+def _decompressor(head: bytes, path: str = "") -> Callable[[Any], Any] | None:
+    """The opener that decompresses data starting with ``head`` (from ``path``), or None for text."""
+    return next((
+        opener for magic, signature, suffix, opener in _MAGIC
+        if signature.match(head) or (head.startswith(magic) and path.lower().endswith(suffix))
+    ), None)
 
 
 def _read_stream(f: Any, path: str, role: str, *, head: bytes = b"", text: bool = True) -> bytes:
@@ -194,7 +209,7 @@ def _too_much(path: str, role: str, limit: int) -> InputError:
 
 def _binary(path: str, role: str, position: int, head: bytes) -> InputError:
     """The error for a NUL byte at ``position``: UTF-16 text (``head`` has a BOM), or binary data."""
-    if head.startswith(_UTF16):
+    if _is_utf16(head):
         return _utf16(path, role)
     msg = (
         f"The {role} file {path} holds a NUL byte (byte {position}), so it is binary data, not "
@@ -205,7 +220,9 @@ def _binary(path: str, role: str, position: int, head: bytes) -> InputError:
     return InputError(msg)
 
 
-_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+def _is_utf16(head: bytes) -> bool:
+    """UTF-16 text: a byte order mark, then the NUL bytes of ASCII characters (not an id's bytes)."""
+    return head.startswith((b"\xff\xfe", b"\xfe\xff")) and b"\x00" in head[2:64]
 
 
 def _utf16(path: str, role: str) -> InputError:
@@ -227,7 +244,7 @@ def _checked(data: bytes, path: str, role: str) -> bytes:
     if not data.strip():
         msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
         raise InputError(msg)
-    if data.startswith(_UTF16):  # a byte order mark: NUL bytes in every field
+    if _is_utf16(data):  # a byte order mark: NUL bytes in every field
         raise _utf16(path, role)
     if b"\r" in data and data.count(b"\n", 0, len(data) - 1) == 0 and _CR_RECORD.search(data):
         msg = (
@@ -307,7 +324,7 @@ def _fast_fields(data: bytes, names: tuple[str, ...]) -> pl.DataFrame | None:
     has_tab, has_space = b"\t" in data, b" " in data
     if has_tab == has_space or b"\x0b" in data or b"\x0c" in data:
         return None
-    if data.startswith((b"\n", b"\r")):
+    if data.startswith((b"\n", b"\r", *_SNIFFED)):
         return None
     try:
         df = pl.read_csv(
@@ -363,6 +380,8 @@ def _lines(data: bytes, path: str, role: str) -> pl.DataFrame:
     Raises :class:`_NotUtf8` for data that is not UTF-8.
     """
     sep = next((s for s in _LINE_SEPARATORS if s.encode() not in data), None)
+    if data.startswith(_SNIFFED):  # Polars would take it for compressed data
+        sep = None
     lines = None
     if sep is not None:
         try:
