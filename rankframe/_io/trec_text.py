@@ -241,7 +241,7 @@ def _checked(data: bytes, path: str, role: str) -> bytes:
     is followed by more data would be read as one line holding every record, of which the first
     would be kept silently.
     """
-    if not data.strip():
+    if not data or data.isspace():  # no copy of the data (strip() would make one)
         msg = f"The {role} file {path} is empty; it needs one line per {_UNIT[role]}."
         raise InputError(msg)
     if _is_utf16(data):  # a byte order mark: NUL bytes in every field
