@@ -298,7 +298,9 @@ def read_qrels(
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``relevance`` and any extra columns. TREC text gives string
         ids, Int64 grades and ``line_no`` (the line in the file); other sources keep their dtypes
-        (integer ids stay integers).
+        (integer ids stay integers). Ids are bytes as trec_eval reads them: a TREC, CSV or TSV
+        file that is not UTF-8 gives Binary ids (each id's own bytes), never replaced
+        characters.
 
     Examples
     --------
@@ -342,8 +344,9 @@ def read_run(
     -------
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``score`` and any extra columns (``run`` names the system).
-        TREC text gives string ids, Float64 scores, ``run_tag`` (trec_eval's run name, which is
-        not a ``run`` column) and ``line_no``.
+        TREC text gives string ids (Binary, each id's own bytes, in a file that is not UTF-8),
+        Float64 scores, ``run_tag`` (trec_eval's run name, which is not a ``run`` column) and
+        ``line_no``.
 
     Examples
     --------
