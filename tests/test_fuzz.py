@@ -167,6 +167,9 @@ def test_the_command_refuses_it_without_a_traceback(
         assert out == "", (argv, out)  # no number printed
         assert "Traceback" not in err, err
         assert re.search(names, err, re.S), (argv, err)
+        if case.family == "bounded inputs":  # the input is never quoted whole
+            assert err.count("\n") == 1, err[:500]
+            assert len(err) < 1000, (len(err), err[:500])
 
 
 def test_the_corpus_is_a_map_of_at_least_200_inputs() -> None:

@@ -22,6 +22,7 @@ import polars as pl
 
 from rankframe._engine.options import TIE_POLICIES
 from rankframe._errors import InputError, NoQueryInCommonWarning
+from rankframe._io.columns import printable_ids
 from rankframe._io.readers import read_qrels, read_run
 
 PROG = "rankframe"
@@ -249,8 +250,8 @@ def _first_ids(ids: Sequence[str], n: int = 3) -> str:
 
 
 def _query_ids(frame: pl.LazyFrame) -> list[str]:
-    ids = frame.select(pl.col("query_id").cast(pl.String)).unique().collect()["query_id"]
-    return sorted(ids.drop_nulls().to_list())
+    ids = frame.select(pl.col("query_id")).unique().collect()["query_id"]
+    return sorted(printable_ids(ids).drop_nulls().to_list())
 
 
 def _check_common_queries(

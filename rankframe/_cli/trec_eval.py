@@ -16,6 +16,7 @@ from typing import Any
 
 from rankframe._cli.common import UsageError, _add_semantics, _warnings_to_stderr
 from rankframe._cli.writers import _emit
+from rankframe._io.trec_text import read_unsized
 from rankframe._trec_eval.driver import REL_FORMATS, RESULTS_FORMATS, trec_eval
 from rankframe._trec_eval.selection import PREFS_NICKNAMES, TREC_NICKNAMES
 
@@ -36,7 +37,7 @@ def _cmd_trec_eval(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp, _warnings_to_stderr():
         if run == "-":  # trec_eval reads the results from stdin
             run = os.path.join(tmp, "stdin")
-            Path(run).write_bytes(sys.stdin.buffer.read())
+            Path(run).write_bytes(read_unsized(sys.stdin.buffer, "standard input (-)", "run"))
         text = trec_eval(
             args.qrels, run, args.measures or (), per_query=args.query > 0,
             summary=args.summary, complete=args.complete > 0, depth=args.depth,
