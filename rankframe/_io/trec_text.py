@@ -7,7 +7,7 @@ import gzip
 import lzma
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +16,12 @@ import polars as pl
 from rankframe._errors import InputError, at
 from rankframe._io.columns import LINE, REL, TREC_QRELS_COLS, TREC_RUN_COLS, D, Q, S
 from rankframe._io.storage import read_text, scheme
+
+#: Called as ``before_parse(data, path, role, regular)`` with a text input's bytes before they are
+#: parsed by Polars' CSV reader (``regular``) or line by line, to refuse one whose parsing cannot
+#: fit in memory (Polars aborts the process on an allocation it cannot make): the engine sets it
+#: to :func:`rankframe._engine.memory.check_text`.
+before_parse: Callable[[bytes, str, str, bool], None] | None = None
 
 _MAGIC = {b"\x1f\x8b": gzip.decompress, b"BZh": bz2.decompress, b"\xfd7zXZ\x00": lzma.decompress}
 # Separator bytes for reading a file as one column of whole lines (one absent from the data).
@@ -195,9 +201,13 @@ def _split_fields(data: bytes, names: tuple[str, ...], path: str, role: str) -> 
     Lines whose first byte is ``#`` are comments (trec_eval 10); a ``#`` inside a field is data.
     Blank lines are skipped; fields after the last named one are ignored.
     """
+    if before_parse is not None:
+        before_parse(data, path, role, True)
     fast = _fast_fields(data, names)
     if fast is not None:
         return fast
+    if before_parse is not None:
+        before_parse(data, path, role, False)
     n = len(names)
     body = _lines(data, path, role).filter(
         pl.col("line").is_not_null()
