@@ -590,7 +590,7 @@ PARSE = textwrap.dedent(
     import json, sys
     from pathlib import Path
     import rankframe as rf
-    from rankframe._engine import memory
+    from rankframe._engine import memory_guard
 
     def vm(key):
         for line in open("/proc/self/status"):
@@ -601,7 +601,7 @@ PARSE = textwrap.dedent(
     rf.read_run(sys.argv[1])
     data = Path(sys.argv[1]).read_bytes()
     taken = vm("VmPeak") - before - len(data)
-    print(json.dumps([taken, memory.text_need(data, regular=sys.argv[2] == "regular")[1]]))
+    print(json.dumps([taken, memory_guard.text_need(data, regular=sys.argv[2] == "regular")[1]]))
     """
 )
 

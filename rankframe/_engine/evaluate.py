@@ -11,6 +11,7 @@ import polars as pl
 
 from rankframe._engine import memory
 from rankframe._engine.collect import _long, aggregate, per_query_wide
+from rankframe._engine.memory_guard import check_text, converts_memory_error
 from rankframe._engine.options import (
     Prepared,
     Q,
@@ -27,10 +28,10 @@ if TYPE_CHECKING:
     from rankframe._io.columns import Source
 
 # text inputs are parsed whole: the readers ask the memory plan first (they cannot import it)
-trec_text.before_parse = memory.check_text
+trec_text.before_parse = check_text
 
 
-@memory.converts_memory_error
+@converts_memory_error
 def evaluate(
     qrels: Source | None = None,
     run: Source | None = None,
@@ -321,7 +322,7 @@ def _other_engine(
     return evaluate_duckdb(*args, **kwargs)
 
 
-@memory.converts_memory_error
+@converts_memory_error
 def explain(
     qrels: Source | None,
     run: Source,

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._engine.memory import converts_memory_error
+from rankframe._engine.memory_guard import converts_memory_error
 from rankframe._engine.options import RANK, REL, D, Q, S
 from rankframe._engine.prepare import _qrels_keys, prepare
 from rankframe._engine.rank import ranked_join

@@ -28,11 +28,8 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
   matter): a partition holds each query whole, and a query's group holds its rows whole, so
   the partition holding the largest query holds it (counted twice) beside its share of the
   rest; a query that no partition can hold is refused by name before anything runs.
-- **Text inputs** (:func:`check_text`): TREC text is parsed whole before the plan; the reader
-  asks first, with the file's bytes, and under a limit a file whose parsing cannot fit is
-  refused, naming it, instead of meeting the allocator in Polars' parser.
-- A ``MemoryError`` (an allocation Python could not make) in an API entry point becomes an
-  :class:`~rankframe.InputError` with the ways out (:func:`converts_memory_error`).
+- Inputs parsed whole before the plan (TREC text) and ``MemoryError``: see
+  :mod:`rankframe._engine.memory_guard`.
 
 Under an address-space limit glibc's malloc is a hazard of its own: each thread that allocates
 gets an arena that reserves 64 MiB of address space (8 per core), so a limit of a few GiB is
@@ -47,24 +44,18 @@ This module imports only the standard library at the top: ``import rankframe`` c
 from __future__ import annotations
 
 import contextlib
-import functools
 import math
 import os
 import re
 import resource
 import sys
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     import polars as pl
 
     from rankframe._engine.options import Prepared
-
-P = ParamSpec("P")
-R = TypeVar("R")
 
 #: The share of a budget a plan may take (the rest: the caller's objects, the output frames).
 SHARE = 0.9
@@ -540,103 +531,7 @@ def unlikely_to_fit(prep: Prepared, n: int) -> str | None:
     )
 
 
-# --- an allocation refused ----------------------------------------------------------------
-
-
-def memory_error() -> Exception:
-    """The :class:`~rankframe.InputError` that a ``MemoryError`` becomes: the budget and the ways out."""
-    from rankframe._errors import InputError
-
-    try:
-        left = f"; this process may still use {available().describe()}"
-    except Exception:  # noqa: BLE001 - the message must not fail on a bad RANKFRAME_MEMORY_LIMIT
-        left = ""
-    msg = (
-        f"Not enough memory: an allocation was refused (MemoryError){left}. Nothing was "
-        "written. Ways out: raise the limit (ulimit -v, the container's memory, "
-        f"{LIMIT_VARIABLE}); give large inputs as Parquet rather than text or in-memory objects, "
-        "which evaluate scans in query partitions (partitions='auto'); or engine='duckdb' "
-        "(--engine duckdb), which spills to disk."
-    )
-    return InputError(msg)
-
-
-def converts_memory_error(func: Callable[P, R]) -> Callable[P, R]:
-    """Decorate an API entry point: a ``MemoryError`` inside it becomes :func:`memory_error`'s.
-
-    Python raises it where an allocation of its own is refused (reading a file's bytes,
-    converting objects); an allocation refused to Polars aborts the process instead, which the
-    memory plan exists to avoid.
-    """
-
-    @functools.wraps(func)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return func(*args, **kwargs)
-        except MemoryError:
-            raise memory_error() from None
-
-    return wrapper
-
-
-# --- inputs parsed whole: text files ---------------------------------------------------------
-
-#: Parsing TREC text takes, beyond its bytes, a floor, so much per byte and per line: a regular
-#: file (one separator, no comments) through Polars' CSV reader, any other line by line.
-#: Fitted to the peaks measured (VmPeak) at 0.4M-10M lines of 18-45 bytes, 7-435 MB, each within
-#: 10% (line by line: 10% more, its peaks vary more); allowed 15% more, as :meth:`Need.address`.
-_TEXT_COST = {True: (60 * MiB, 0.5, 125), False: (88 * MiB, 6.2, 76)}
-_TEXT_SAMPLE = 1 << 20
-
-
-def text_need(data: bytes, *, regular: bool) -> tuple[int, int]:
-    """``(lines, bytes)``: a text input's lines (estimated from its first MiB), what parsing takes.
-
-    The bytes are those allocated beyond ``data`` itself, resident and address space alike, by
-    the reader's path for ``regular`` files or the other.
-    """
-    sample = data[:_TEXT_SAMPLE]
-    lines = max(round(sample.count(b"\n") * len(data) / max(len(sample), 1)), 1)
-    fixed, per_byte, per_line = _TEXT_COST[regular]
-    return lines, int(1.15 * (fixed + per_byte * len(data) + per_line * lines))
-
-
-def check_text(data: bytes, path: str, role: str, regular: bool) -> None:
-    """Refuse a text input whose parsing cannot fit the memory this process may still use.
-
-    Called by the text reader (:data:`rankframe._io.trec_text.before_parse`) with the file's
-    bytes, already read (and decompressed), before each of its two ways of parsing them
-    (``regular``: Polars' CSV reader; else line by line, which takes more): Python reports an
-    allocation it cannot make as a ``MemoryError``; Polars, which parses, aborts the process.
-    Only a limit refuses (a cgroup's, ``ulimit``'s, :data:`LIMIT_VARIABLE`); free memory
-    that is short is left to the system.
-
-    Raises
-    ------
-    InputError
-        Naming the file, what parsing it takes, what is left and the ways out.
-    """
-    budget = available()
-    if not budget.hard:
-        return
-    lines, need = text_need(data, regular=regular)
-    limits = [budget.address, None if budget.resident_from in _SOFT else budget.resident]
-    if all(limit is None or need <= SHARE * limit for limit in limits):
-        return
-    from rankframe._errors import InputError
-
-    msg = (
-        f"Not enough memory to read the {role} file {path}: parsing its {_gib(len(data))} of "
-        f"text (about {lines:,} lines) takes up to {_gib(need)} more, and this process may "
-        f"still use {budget.describe()}. Nothing was evaluated. Ways out: raise the limit; or "
-        "give the input as Parquet, which evaluate scans in query partitions within the limit: "
-        "convert the file once, where memory allows (rf.read_run(path).sink_parquet(...)) or "
-        "by Polars' streaming CSV reader (the guide 'Larger than memory' shows how)."
-    )
-    raise InputError(msg)
-
-
 __all__ = [
-    "available", "cap_malloc_arenas", "check_text", "choose_partitions", "converts_memory_error",
-    "estimate", "partitions_for", "user_limit",
+    "available", "cap_malloc_arenas", "choose_partitions", "estimate", "largest_query",
+    "partitions_for", "reservations_refused", "user_limit",
 ]

@@ -20,7 +20,7 @@ from rankframe._io.storage import read_text, scheme
 #: Called as ``before_parse(data, path, role, regular)`` with a text input's bytes before they are
 #: parsed by Polars' CSV reader (``regular``) or line by line, to refuse one whose parsing cannot
 #: fit in memory (Polars aborts the process on an allocation it cannot make): the engine sets it
-#: to :func:`rankframe._engine.memory.check_text`.
+#: to :func:`rankframe._engine.memory_guard.check_text`.
 before_parse: Callable[[bytes, str, str, bool], None] | None = None
 
 _MAGIC = {b"\x1f\x8b": gzip.decompress, b"BZh": bz2.decompress, b"\xfd7zXZ\x00": lzma.decompress}

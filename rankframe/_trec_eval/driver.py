@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from rankframe._engine.collect import aggregate, per_query_wide
-from rankframe._engine.memory import converts_memory_error
+from rankframe._engine.memory_guard import converts_memory_error
 from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError, MeasureError, warn
 from rankframe._io.columns import REL, Q, Source, describe
