@@ -24,6 +24,12 @@ from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import LINE, REL, TREC_QRELS_COLS, TREC_RUN_COLS, D, Q, S
 from rankframe._io.storage import read_text, scheme
 
+#: Called as ``before_parse(data, path, role, regular)`` with a text input's bytes before they are
+#: parsed by Polars' CSV reader (``regular``) or line by line, to refuse one whose parsing cannot
+#: fit in memory (Polars aborts the process on an allocation it cannot make): the engine sets it
+#: to :func:`rankframe._engine.memory_guard.check_text`.
+before_parse: Callable[[bytes, str, str, bool], None] | None = None
+
 #: Compressed data, by its first bytes: ``(magic, signature, suffix, open)``. A file is read
 #: as compressed when it starts with the whole signature (gzip's magic and deflate method;
 #: bzip2's magic, block size and the magic of its first block or of an empty stream's end;
@@ -471,9 +477,13 @@ def _latin1_numbers(text: pl.Series) -> pl.Series:
 
 def _split_text(data: bytes, names: tuple[str, ...], path: str, role: str, *, raw: bool) -> pl.DataFrame:
     """:func:`_split_fields` on UTF-8 text (``raw``: Latin-1 text standing for bytes)."""
+    if before_parse is not None:
+        before_parse(data, path, role, True)
     fast = _fast_fields(data, names)
     if fast is not None:
         return fast
+    if before_parse is not None:
+        before_parse(data, path, role, False)
     n = len(names)
     body = _lines(data, path, role).filter(
         pl.col("line").is_not_null()

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import polars as pl
 
 from rankframe._engine.collect import aggregate, per_query_wide
+from rankframe._engine.memory_guard import converts_memory_error
 from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError, MeasureError, quote, warn
 from rankframe._io.columns import REL, Q, Source, describe, id_order, id_text
@@ -63,6 +64,7 @@ def _several_runs(run_where: str) -> InputError:
     return InputError(msg)
 
 
+@converts_memory_error
 def trec_eval(
     qrels: Source,
     run: Source,
