@@ -417,3 +417,28 @@ def test_mixed_dict_keys_never_become_their_repr() -> None:
     """A bytes key was written as ``"b'q\\xe9'"`` when text keys came with it."""
     frame = rf.read_run({b"q\xe9": {"d": 1.0}, "q2": {"d": 1.0}}).collect()
     assert frame["query_id"].to_list() == [b"q\xe9", b"q2"]
+
+
+# ----------------------------------------------------------------------------- other paths
+def test_judged_frame_and_expressions_keep_bytes_and_byte_order(tmp_path: Path) -> None:
+    """rankframe.expr's tie key is the doc id's bytes (it was cast to text, which failed)."""
+    docs = [b"a", b"\x80x", b"\xc3\xa9", b"\xe9", b"\xff"]
+    run = b"".join(b"q Q0 %s 1 1.0 r\n" % d for d in docs) + b"p Q0 \xe9 1 1.0 r\n"
+    q, r = _files(tmp_path, b"q 0 \x80x 1\nq 0 \xe9 0\np 0 \xe9 1\n", run)
+    from rankframe import expr as rfx
+
+    judged = rf.judged_frame(q, r).collect()
+    assert judged.schema["query_id"] == pl.Binary
+    assert judged.schema["doc_id"] == pl.Binary
+    got = judged.group_by("query_id").agg(rfx.measure("RR"), rfx.measure("AP"), rfx.precision(3))
+    want = _per_query(rf.evaluate(q, r, ["RR", "AP", "P@3"], per_query=True))
+    # q: all scores tie, the relevant \x80x is 4th in byte order (RR = 1/4); p: RR = 1
+    rows = got.iter_rows(named=True)
+    assert {(row["query_id"], m): row[m] for row in rows for m in got.columns[1:]} == want
+    assert dict(got.select("query_id", "RR").iter_rows()) == {b"q": 1 / 4, b"p": 1.0}
+
+
+def test_the_duckdb_engine_keeps_bytes(tmp_path: Path) -> None:
+    pytest.importorskip("duckdb")
+    q, r = _files(tmp_path)
+    _repro(q, r, engine="duckdb")

@@ -640,7 +640,8 @@ def test_a_memory_error_is_an_input_error_with_the_ways_out(tmp_path) -> None:
         text = proc.stdout + proc.stderr
         # the reader's own message ("Not enough memory to read the run input ...") or the
         # entry point's ("Not enough memory: an allocation was refused (MemoryError)")
-        assert "Not enough memory" in text and "MemoryError" in text, text
+        assert "Not enough memory" in text, text
+        assert "MemoryError" in text, text
         assert "raise the limit" in text
         assert "Traceback" not in proc.stderr
 
@@ -657,5 +658,6 @@ def test_the_entry_points_turn_a_memory_error_into_an_input_error() -> None:
 
     with pytest.raises(rf.InputError, match=r"allocation was refused \(MemoryError\)") as info:
         evaluation()
-    assert info.value.__cause__ is None and info.value.__suppress_context__
+    assert info.value.__cause__ is None
+    assert info.value.__suppress_context__
     assert "raise the limit" in str(info.value)
