@@ -361,7 +361,8 @@ def test_cli_table_names_that_are_no_table(table: str, capsys: pytest.CaptureFix
 
     assert main(["sql", "-m", "AP", "--run-table", table]) == 2
     err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].startswith("rankframe sql: error: --run-table=") and "Traceback" not in "".join(err)
+    assert err[-1].startswith("rankframe sql: error: --run-table=")
+    assert "Traceback" not in "".join(err)
     assert "parenthesised subquery" in err[-1]
 
 
@@ -369,15 +370,18 @@ def test_column_names_fold_as_the_engine_folds() -> None:
     # a plain name unquoted (the engine folds it), a quoted one kept exactly, a keyword quoted in
     # the case the engine folds unquoted names to, any other text quoted as written
     text = rsql.query(
-        ["AP"], dialect="postgres", run_columns={"query_id": "QID", "doc_id": '"DocNo"', "score": "my score"},
-        qrels_columns={"relevance": "date"},
+        ["AP"], dialect="postgres", qrels_columns={"relevance": "date"},
+        run_columns={"query_id": "QID", "doc_id": '"DocNo"', "score": "my score"},
     )
-    assert 'CAST(QID AS TEXT)' in text and 'CAST("DocNo" AS TEXT)' in text and 'CAST("my score" AS' in text
+    assert "CAST(QID AS TEXT)" in text
+    assert 'CAST("DocNo" AS TEXT)' in text
+    assert 'CAST("my score" AS' in text
     assert 'CAST("date" AS DOUBLE PRECISION) AS rel' in text
     snowflake = rsql.query(["AP"], dialect="snowflake", qrels_columns={"relevance": "date"})
     assert 'CAST("DATE" AS DOUBLE) AS rel' in snowflake
     # in DuckDB (case-insensitive) QID finds qid
     con = duckdb.connect()
-    con.register("run", pl.DataFrame({"qid": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 2.0]}).to_arrow())
+    run = pl.DataFrame({"qid": ["q", "q"], "doc_id": ["a", "b"], "score": [1.0, 2.0]})
+    con.register("run", run.to_arrow())
     con.register("qrels", pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": ["1"]}).to_arrow())
     assert con.sql(rsql.query(["RR"], run_columns={"query_id": "QID"})).fetchall() == [("RR", 0.5)]
