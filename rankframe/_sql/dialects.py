@@ -31,7 +31,8 @@ sqlglot cannot know, written here by hand:
   qualified column projected beside joins (``r.query_id``) keeps its qualified name there, so
   each is given its own name (``r.query_id AS query_id``).
 * **SQLite** names no column of a ``VALUES`` table: the measure names are a ``UNION ALL`` of
-  one-row SELECTs instead.
+  one-row SELECTs instead; it has no ``GREATEST``/``LEAST``: scalar ``MAX``/``MIN`` of
+  COALESCEs instead.
 * **DataFusion** (no sqlglot dialect): PostgreSQL's text, which DataFusion reads, without the
   ``COLLATE`` it does not know (it compares bytes), with ``LOG2`` and with each ``IS NOT
   DISTINCT FROM`` in parentheses (DataFusion reads ``a IS NOT DISTINCT FROM b AND c`` as
@@ -203,6 +204,9 @@ def transpile(text: str, dialect: str) -> str:
         return node
 
     tree = tree.transform(fix, copy=False)  # the tree is ours: no copy of its 40,000 nodes
+    if dialect == "sqlite":  # innermost first: LEAST(GREATEST(...), 4)
+        for node in reversed(list(tree.find_all(exp.Greatest, exp.Least, bfs=False))):
+            node.replace(_scalar_max(node))
     if dialect == "clickhouse" and isinstance(tree, exp.Select):
         tree.set("settings", [
             exp.EQ(this=exp.column(name), expression=exp.Literal.number(1))
@@ -242,3 +246,20 @@ def _values_as_union(values: Any) -> Any:
         ])
         union = select if union is None else exp.Union(this=union, expression=select, distinct=False)
     return exp.Subquery(this=union, alias=exp.TableAlias(this=exp.to_identifier(values.alias)))
+
+
+def _scalar_max(node: Any) -> Any:
+    """SQLite's ``GREATEST(a, b)``: ``MAX(COALESCE(a, b), COALESCE(b, a))`` (``LEAST``: ``MIN``).
+
+    SQLite has no GREATEST or LEAST (sqlglot 30 writes this, 27 does not); its scalar MAX and
+    MIN are NULL when an argument is, GREATEST and LEAST skip NULLs, hence the COALESCEs.
+    """
+    from sqlglot import exp
+
+    args = [node.this, *node.expressions]
+    coalesced = [
+        exp.Coalesce(this=a.copy(), expressions=[b.copy() for j, b in enumerate(args) if j != i])
+        for i, a in enumerate(args)
+    ]
+    name = "MAX" if isinstance(node, exp.Greatest) else "MIN"
+    return exp.Anonymous(this=name, expressions=coalesced)
