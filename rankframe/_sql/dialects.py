@@ -132,12 +132,16 @@ def table(spelling: str, dialect: str, option: str) -> Any:
         msg = f"{option}={spelling!r} is empty. {fix}"
         raise InputError(msg)
     try:
-        tree = sqlglot.parse_one(f"SELECT * FROM {spelling}", read=read)
+        trees = sqlglot.parse(f"SELECT * FROM {spelling}", read=read)  # parse_one: the first (27)
     except sqlglot.errors.SqlglotError as e:
         detail = str(e).splitlines()[0] if str(e) else type(e).__name__
         detail = re.sub(r" but got <Token .*", "", detail)  # sqlglot's token dump: no help
         msg = f"{option}={spelling!r} does not parse in {dialect} ({detail[:200]}). {fix}"
         raise InputError(msg) from None
+    if len(trees) != 1 or not isinstance(trees[0], exp.Select):
+        msg = f"{option}={spelling!r} is not one table or subquery in {dialect}. {fix}"
+        raise InputError(msg)
+    tree = trees[0]
     source = tree.args.get("from_" if "from_" in exp.Select.arg_types else "from")
     found = source.this if source is not None else None
     extra = [k for k, v in tree.args.items() if v and k not in ("expressions", "from", "from_")]
