@@ -351,6 +351,24 @@ def test_datafusion_needs_parentheses() -> None:
         engine.query(bare)
 
 
+def test_datafusion_whatever_its_literal_setting() -> None:
+    # under parse_float_as_decimal DataFusion reads 1.0 as a DECIMAL: the text casts every
+    # non-integer literal to DOUBLE, so the values stay doubles (RR at rank 6, ERR, RBP...)
+    datafusion = pytest.importorskip("datafusion", reason="datafusion is in the test extra")
+    config = datafusion.SessionConfig().set("datafusion.sql_parser.parse_float_as_decimal", "true")
+    ctx = datafusion.SessionContext(config)
+    qrels = DEEP[0].vstack(pl.DataFrame({"query_id": ["q"], "doc_id": ["x5"], "relevance": [1]}))
+    run = DEEP[1].vstack(pl.DataFrame({"query_id": ["q"] * 7, "doc_id": [f"x{i}" for i in range(7)],
+                                   "score": [7.0 - i for i in range(7)]}))
+    ctx.from_arrow(qrels.to_arrow(), name="qrels")
+    ctx.from_arrow(run.to_arrow(), name="run")
+    measures = ["RR", "AP", "nDCG@10", "ERR", "RBP", "GMAP", "infAP", "Bpref"]
+    got = pl.from_arrow(ctx.sql(rsql.query(measures, dialect="datafusion", per_query=True)).to_arrow_table())
+    assert isinstance(got, pl.DataFrame)
+    assert got.schema["value"] == pl.Float64
+    assert_same(_evaluate(qrels, run, measures, per_query=True), got, ["query_id", "measure"])
+
+
 # ----------------------------------------------------------------------------- the input checks
 def _problems(engine: Engine, qrels: pl.DataFrame, run: pl.DataFrame, **options: Any) -> list[tuple]:
     engine.load(qrels=qrels, run=run)

@@ -23,7 +23,9 @@ sqlglot cannot know, written here by hand:
 * **Decimal literals**: Spark, Databricks, Trino and Snowflake read ``1.0`` as a DECIMAL(2, 1),
   so ``1.0 / rank`` is a decimal division rounded to a fixed scale (RR at rank 6 in Spark:
   0.166666666667, 2e-12 off); DuckDB, whose dialect the query is written in, divides in DOUBLE.
-  Those dialects get ``CAST(1.0 AS DOUBLE)`` for every non-integer number literal.
+  Those dialects get ``CAST(1.0 AS DOUBLE)`` for every non-integer number literal, and so does
+  DataFusion, which reads them as DECIMAL under ``datafusion.sql_parser.parse_float_as_decimal``
+  (a session setting the query cannot set itself).
 * **ClickHouse**: a LEFT JOIN miss gives the column type's default (0, not NULL: a judged
   query missing from the run would look present) unless ``join_use_nulls = 1``, and ``sum``
   of no rows is 0 (NULL in SQL; ``evaluate``'s mean of no query is NaN) unless
@@ -56,7 +58,7 @@ DIALECTS = (
 #: The sqlglot dialect each of ours is written and read in (itself, where not listed).
 _SQLGLOT = {"datafusion": "postgres"}
 _HAS_LOG2 = {"duckdb", "spark", "databricks", "trino", "clickhouse", "sqlite", "datafusion"}
-_DECIMAL_LITERALS = {"spark", "databricks", "trino", "snowflake"}
+_DECIMAL_LITERALS = {"spark", "databricks", "trino", "snowflake", "datafusion"}
 _COLLATION = {"postgres": ("C", True), "snowflake": ("utf8", False)}
 #: An unquoted name every dialect reads as one identifier (unless it is a keyword).
 _PLAIN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
