@@ -66,7 +66,7 @@ def query(
     qrels, run
         What the query reads, in the dialect's own syntax: a table or view name
         (``db.schema.table``, BigQuery's ``my-project.eval.qrels``, Spark's
-        ```eval`.`qrels```), or a parenthesised subquery. Columns ``query_id, doc_id,
+        `` `eval`.`qrels` ``), or a parenthesised subquery. Columns ``query_id, doc_id,
         relevance`` and ``query_id, doc_id, score``; anything else raises
         :class:`~rankframe.InputError` naming the argument.
     dialect

@@ -4,7 +4,7 @@ The query is written once in DuckDB's dialect (``build``) and transpiled by sqlg
 sqlglot cannot know, written here by hand:
 
 * **Your names, in your engine's syntax.** The tables (``qrels=``, ``run=``) are read as what may
-  follow ``FROM`` in the dialect: ``my-project.eval.qrels`` in BigQuery, ```eval`.`qrels```
+  follow ``FROM`` in the dialect: ``my-project.eval.qrels`` in BigQuery, `` `eval`.`qrels` ``
   in Spark, ``"Eval"."Qrels"`` in PostgreSQL, or a parenthesised subquery written in that
   dialect. Column names are matched as the engine matches them: a plain name (``QID``) is
   written unquoted, so the engine folds its case as it folds every unquoted name (PostgreSQL
