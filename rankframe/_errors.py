@@ -82,6 +82,10 @@ class InputError(RankframeError):
         return cls(msg)
 
 
+class OutputError(RankframeError):
+    """An output cannot be written: its folder is missing or read-only, the disk is full..."""
+
+
 class MeasureError(RankframeError):
     """A measure name, parameter or combination is invalid."""
 

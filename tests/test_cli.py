@@ -303,6 +303,16 @@ def test_trec_eval_reads_the_run_from_stdin(capsys, monkeypatch):
     assert out == f"{'map':<22}\tall\t{want:6.4f}\n"
 
 
+def test_trec_eval_names_standard_input_not_its_copy(capsys, monkeypatch):
+    for data, said in ((b"", "is empty"), (b"q1 Q0 a 1 high t\n", "line 1: the score 'high'")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        code, out, err = trec(capsys, "-m", "map", QRELS, "-")
+        assert (code, out) == (1, "")
+        assert "standard input (-)" in err
+        assert said in err
+        assert "/stdin" not in err  # the temporary copy it reads
+
+
 @pytest.mark.parametrize("fmt", ["prefs", "qrels_prefs", "qrels_jg"])
 def test_trec_eval_other_formats_reject_the_official_measures(capsys, fmt):
     # trec_eval computes map & co. from qrels only; these formats give other measures

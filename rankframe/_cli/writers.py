@@ -83,9 +83,10 @@ WRITERS: dict[str, Callable[[pl.DataFrame, list[Measure]], str | bytes]] = {
 BINARY_FORMATS = frozenset({"parquet"})
 
 
-def _emit(data: str | bytes, output: str | None) -> None:
+def _emit(data: str | bytes, output: str | None, option: str = "-o") -> None:
+    """Write ``data`` to ``output`` (the path that ``option`` gave), or to stdout (None, ``-``)."""
     if output is not None and output != "-":
-        write_atomic(output, data)  # complete at the destination, or absent
+        write_atomic(output, data, option)  # complete at the destination, or absent
         return
     if isinstance(data, bytes):
         sys.stdout.buffer.write(data)
