@@ -47,12 +47,25 @@ _INPUTS = {"data": "DATA", "query_file": "--query-file", "test": "--test", "vali
 
 
 def _check_inputs(args: argparse.Namespace) -> None:
-    """A usage error for an input that is a folder, before anything is read."""
+    """A usage error for an input that is a folder, an input error for one that may not be read."""
+    from rankframe._errors import InputError
+
     for dest, option in _INPUTS.items():
         path = getattr(args, dest)
         if path is not None and os.path.isdir(path):
             msg = f"{option} {path!r} is a folder: give a LETOR/SVMlight file."
             raise UsageError(msg)
+        try:
+            if path is not None:
+                open(path, "rb").close()  # noqa: PTH123, SIM115 - readable, before training
+        except PermissionError as err:
+            msg = (
+                f"Cannot read {option} {path!r}: {err.strerror}. Check the permissions of the file "
+                "and its folders, or run as a user who may read it."
+            )
+            raise InputError(msg) from None
+        except OSError:  # missing: the reader says so in its words
+            pass
 
 
 def _splits(args: argparse.Namespace) -> tuple[Any, Any, Any]:

@@ -77,7 +77,7 @@ def _check_environment() -> str | None:
     that is not a positive int is refused here, naming the variable and the fix.
     """
     threads = os.environ.get("POLARS_MAX_THREADS")
-    if threads is not None and not (threads.strip().isdigit() and int(threads) >= 1):
+    if threads is not None and not (threads.isascii() and threads.isdigit() and int(threads) >= 1):
         return (
             f"the environment variable POLARS_MAX_THREADS must be a number of threads >= 1. "
             f"Got {threads!r}: unset it (Polars then uses every core) or set it to 1 or more."

@@ -121,14 +121,13 @@ def _resolve(dest: str | os.PathLike[str], option: str | None) -> tuple[Path, os
     return target, st
 
 
-def _open_temp(target: Path, st: os.stat_result | None, option: str | None, dest: object) -> Path:
-    """Create the temporary file beside ``target``, with the mode the destination will have.
+def _create(tmp: Path, st: os.stat_result | None, option: str | None, dest: object) -> None:
+    """Create the temporary file ``tmp``, with the mode the destination will have.
 
     A new file gets ``0o666`` less the umask (as ``open``); a replaced file its own mode,
     owner and group (the owner where the process may set it). Writers truncate the file and
     keep its mode.
     """
-    tmp = temp_beside(target)
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666 if st is None else 0o600)
     except OSError as err:
@@ -139,7 +138,6 @@ def _open_temp(target: Path, st: os.stat_result | None, option: str | None, dest
             os.fchmod(fd, stat.S_IMODE(st.st_mode))
     finally:
         os.close(fd)
-    return tmp
 
 
 def _same_owner(fd: int, st: os.stat_result) -> None:
@@ -220,8 +218,10 @@ def check_destination(dest: str | os.PathLike[str], option: str | None = None) -
         if not os.access(target, os.W_OK):
             raise _cannot(dest, option, _CAUSES[errno.EACCES])
         return
+    probe = temp_beside(target)
+    _create(probe, None, option, dest)
     with contextlib.suppress(OSError):
-        _open_temp(target, None, option, dest).unlink()
+        probe.unlink()
 
 
 def check_folder(folder: str | os.PathLike[str], option: str | None = None) -> None:
@@ -317,8 +317,9 @@ def atomic_path(dest: str | os.PathLike[str], option: str | None = None) -> Iter
         with write_errors(dest, option, every_os_error=True):
             yield target
         return
-    tmp = _open_temp(target, st, option, dest)
-    with _removed_on_signals(tmp):
+    tmp = temp_beside(target)
+    with _removed_on_signals(tmp):  # from before the file exists
+        _create(tmp, st, option, dest)
         try:
             yield tmp
             if st is not None and hasattr(os, "fchmod"):  # a writer that made a new file
