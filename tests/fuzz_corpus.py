@@ -1022,6 +1022,13 @@ COMMANDS = [
     ("trec_eval-one-file", ["trec_eval", "{qrels}"], r"the following arguments are required: RUN"),
     ("trec_eval-zscores-a-folder", ["trec_eval", "-Z", "{file}", "{qrels}", "{run}"],
      r"Cannot read the z-score file {path}: Is a directory"),
+    # an output that would replace an input
+    ("evaluate-output-is-the-run", ["evaluate", "{qrels}", "{run}", "-m", "AP", "-o", "{run}"],
+     r"-o \S*good-run\.txt is the input \S*good-run\.txt: it would be replaced\. Give another path"),
+    ("compare-html-is-the-qrels", ["compare", "{qrels}", "{run}", "{run2}", "--html", "{qrels}"],
+     r"--html \S*good-qrels\.txt is the input \S*good-qrels\.txt: it would be replaced"),
+    ("learn-output-is-the-data", ["learn", "{letor}", *_LEARN, "-o", "{letor}"],
+     r"-o \S*good-letor-qid\.txt is the input \S*good-letor-qid\.txt: it would be replaced"),
     # the command itself
     ("unknown-command", ["evaluat", "{qrels}", "{run}"], r"argument COMMAND: invalid choice: 'evaluat'"),
     ("measures-with-an-argument", ["measures", "AP"], r"unrecognized arguments: AP"),

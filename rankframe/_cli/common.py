@@ -110,17 +110,27 @@ def _float_in(low: float, *, above: bool = False, why: str = "") -> Callable[[st
 
 
 def _check_outputs(
-    outputs: Mapping[str, str | None], folders: Mapping[str, str | None] | None = None
+    outputs: Mapping[str, str | None],
+    folders: Mapping[str, str | None] | None = None,
+    inputs: Sequence[str | None] = (),
 ) -> None:
-    """Raise :class:`rankframe.OutputError` before the work when an output cannot be written.
+    """Raise before the work when an output cannot be written, or would replace an input.
 
     ``outputs`` maps an option (``"-o"``, ``"--html"``) to its file path (None or ``-``: not
     given, or standard output); ``folders`` an option to a folder the command creates
-    (``--figures``). The message names the option, the path and the fix.
+    (``--figures``); ``inputs`` are the files the command reads, which an output must not
+    replace (a usage error). Otherwise a :class:`rankframe.OutputError` names the option, the
+    path and the fix.
     """
     for option, path in outputs.items():
-        if path is not None and path != "-":
-            check_destination(path, option)
+        if path is None or path == "-":
+            continue
+        for source in inputs:
+            if source is not None and os.path.isfile(source) and os.path.exists(path) \
+                    and os.path.samefile(source, path):
+                msg = f"{option} {path} is the input {source}: it would be replaced. Give another path."
+                raise UsageError(msg)
+        check_destination(path, option)
     for option, path in (folders or {}).items():
         if path is not None:
             check_folder(path, option)

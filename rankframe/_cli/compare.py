@@ -73,7 +73,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     baseline = _baseline_name(args.baseline, names)
     storage = _storage_options(args.storage_options)
     # before the evaluation and the tests, not after them
-    _check_outputs({"-o": args.output, "--html": args.html}, {"--figures": args.figures})
+    _check_outputs(
+        {"-o": args.output, "--html": args.html}, {"--figures": args.figures}, inputs=args.inputs
+    )
     with _warnings_to_stderr() as caught:
         result = compare(
             qrels, names, args.measures or list(DEFAULT_MEASURES), baseline=baseline,

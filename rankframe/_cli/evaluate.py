@@ -112,7 +112,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
     names = _run_names(runs)
     storage = _storage_options(args.storage_options)
-    _check_outputs({"-o": args.output})  # before the evaluation, not after it
+    _check_outputs({"-o": args.output}, inputs=[*args.inputs, args.prefs])  # before the evaluation
     with _warnings_to_stderr() as caught:
         frame = evaluate(
             qrels, names, wanted, per_query=args.per_query, by=args.by,

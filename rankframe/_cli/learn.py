@@ -119,7 +119,8 @@ def _cmd_learn(args: argparse.Namespace) -> int:
             msg = f"--baseline {args.baseline} is not one of --losses {' '.join(args.losses)}"
             raise UsageError(msg)
         _check_inputs(args)
-        _check_outputs({"-o": args.output})  # before training, not after it
+        inputs = [getattr(args, dest) for dest in _INPUTS]
+        _check_outputs({"-o": args.output}, inputs=inputs)  # before training, not after it
         train, valid, test = _splits(args)
         configs = [Config(lr, l2, args.epochs) for lr in args.lr for l2 in args.l2]
         progress = (lambda line: print(line, file=sys.stderr)) if args.verbose else None
