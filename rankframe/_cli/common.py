@@ -126,14 +126,20 @@ def _check_outputs(
         if path is None or path == "-":
             continue
         for source in inputs:
-            if source is not None and os.path.isfile(source) and os.path.exists(path) \
-                    and os.path.samefile(source, path):
+            if _same_file(source, path):
                 msg = f"{option} {path} is the input {source}: it would be replaced. Give another path."
                 raise UsageError(msg)
         check_destination(path, option)
     for option, path in (folders or {}).items():
         if path is not None:
             check_folder(path, option)
+
+
+def _same_file(source: str | None, path: str) -> bool:
+    """Whether ``path`` is the local file ``source`` (under another name or through a link)."""
+    if source is None or not os.path.isfile(source) or not os.path.exists(path):
+        return False
+    return os.path.samefile(source, path)
 
 
 def _storage_option(text: str) -> tuple[str, str]:

@@ -52,12 +52,14 @@ def _check_inputs(args: argparse.Namespace) -> None:
 
     for dest, option in _INPUTS.items():
         path = getattr(args, dest)
-        if path is not None and os.path.isdir(path):
+        if path is None:
+            continue
+        if os.path.isdir(path):
             msg = f"{option} {path!r} is a folder: give a LETOR/SVMlight file."
             raise UsageError(msg)
         try:
-            if path is not None:
-                open(path, "rb").close()  # noqa: PTH123, SIM115 - readable, before training
+            with open(path, "rb"):  # noqa: PTH123 - readable, before training
+                pass
         except PermissionError as err:
             msg = (
                 f"Cannot read {option} {path!r}: {err.strerror}. Check the permissions of the file "
