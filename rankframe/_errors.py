@@ -102,11 +102,21 @@ class InputError(RankframeError):
                 "starts: raise the limit."
             )
             return cls(msg)
+        if isinstance(error, PermissionError) or "os error 13" in detail:
+            msg = (
+                f"Cannot read the {role} input {where}: permission denied ({detail}). Check the "
+                "permissions of the file and its folders, or run as a user who may read it."
+            )
+            return cls(msg)
         msg = (
             f"Cannot read the {role} input {where}: {detail}. Check that the file is complete and in "
             "the format its name says (TREC text, Parquet, CSV/TSV, Arrow IPC)."
         )
         return cls(msg)
+
+
+class OutputError(RankframeError):
+    """An output cannot be written: its folder is missing or read-only, the disk is full..."""
 
 
 class MeasureError(RankframeError):

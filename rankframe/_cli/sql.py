@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe._cli.common import DEFAULT_MEASURES, PROG, UsageError, _positive_int
+from rankframe._cli.common import DEFAULT_MEASURES, PROG, UsageError, _check_outputs, _positive_int
 from rankframe._cli.writers import _emit
 from rankframe._errors import InputError
 from rankframe._sql.dialects import table
@@ -43,6 +43,7 @@ def _tables(args: argparse.Namespace) -> None:
 
 def _cmd_sql(args: argparse.Namespace) -> int:
     _tables(args)
+    _check_outputs({"-o": args.output})
     tables = {
         "qrels": args.qrels_table, "run": args.run_table, "dialect": args.dialect,
         "by": args.by or (), "qrels_by": args.qrels_by or (),

@@ -148,8 +148,8 @@ WRITERS: dict[str, Callable[[pl.DataFrame, list[Measure]], str | bytes]] = {
 BINARY_FORMATS = frozenset({"parquet"})
 
 
-def _emit(data: str | bytes, output: str | None) -> None:
-    """Write ``data`` to ``output`` (a path; None or ``-``: standard output).
+def _emit(data: str | bytes, output: str | None, option: str = "-o") -> None:
+    """Write ``data`` to ``output`` (the path that ``option`` gave), or to stdout (None, ``-``).
 
     Text holding ids of bytes that are not UTF-8 (as lone surrogates, :func:`id_text`) is
     written as those bytes.
@@ -160,7 +160,7 @@ def _emit(data: str | bytes, output: str | None) -> None:
         except UnicodeEncodeError:
             data = data.encode("utf-8", errors="surrogateescape")
     if output is not None and output != "-":
-        write_atomic(output, data)  # complete at the destination, or absent
+        write_atomic(output, data, option)  # complete at the destination, or absent
         return
     if isinstance(data, bytes):
         sys.stdout.buffer.write(data)

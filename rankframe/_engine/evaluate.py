@@ -20,7 +20,7 @@ from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 from rankframe._errors import warn
 from rankframe._io import trec_text
-from rankframe._io.atomic import atomic_path
+from rankframe._io.atomic import atomic_path, check_destination
 from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._io.storage import require_local_files, with_storage
 
@@ -139,7 +139,9 @@ def evaluate(
     output
         A Parquet file to write the per-query values to as they are computed, in the
         ``per_query=True`` layout (with ``partitions``, rows are grouped by partition and
-        sorted within each).
+        sorted within each). Checked before the evaluation starts (its folder exists and takes
+        a file; else :class:`rankframe.OutputError`); written atomically, keeping an existing
+        file's mode and a symbolic link.
     qrels_columns, run_columns
         Column mappings, e.g. ``{"query_id": "qid", "score": "sim"}``.
     engine
@@ -198,6 +200,8 @@ def evaluate(
     """
     memory.user_limit()  # a malformed RANKFRAME_MEMORY_LIMIT is refused before anything is read
     # paths in object storage carry their storage options from here on (rankframe._io.storage)
+    if output is not None:  # a missing or read-only folder is said now, not after the evaluation
+        check_destination(output)
     qrels, run, judged, prefs = (with_storage(x, storage_options) for x in (qrels, run, judged, prefs))
     if partitions == "files":
         require_local_files(run)

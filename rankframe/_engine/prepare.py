@@ -168,6 +168,12 @@ def prepare(
         msg = f"by=... takes a list of column names, e.g. by=[{by!r}]. Got {by!r} (str)."
         raise InputError(msg)
     for col in by or ():
+        if col in (Q, D, S, REL, "measure", "value"):  # as rankframe.sql says
+            msg = (
+                f"The breakdown column {col!r} (by=...) is a column of the result or of the "
+                "evaluation; breakdowns are other columns of the run, such as 'locale'."
+            )
+            raise InputError(msg)
         if col not in names:
             msg = (
                 f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "

@@ -99,7 +99,8 @@ def _read_bytes(path: str, role: str, storage_options: Mapping[str, Any] | None 
         )
         raise InputError(msg)
     if p.is_dir():
-        msg = f"The {role} path {path!r} is a folder; pass a file (or a folder of Parquet files)."
+        tables = " (or a folder of Parquet files)" if role in ("qrels", "run") else ""
+        msg = f"The {role} path {path!r} is a folder; pass a file{tables}."
         raise InputError(msg)
     try:
         if p.is_file():
