@@ -497,7 +497,12 @@ def test_a_signal_between_partitions_leaves_no_temporary_file(data, tmp_path, si
     _, err = proc.communicate(timeout=120)
     if proc.returncode == 0:  # pragma: no cover - it finished first
         pytest.skip("the evaluation finished before the signal")
-    assert proc.returncode == -signum, err  # Python re-raises an uncaught Ctrl-C as SIGINT
+    if signum == signal.SIGTERM:
+        assert proc.returncode == -signum, err  # ended by the signal, as without the handler
+    else:  # Python raises KeyboardInterrupt wherever the main thread is: in a callback from
+        # Polars' Rust code, Polars reports it as its own error (exit 1); at the top, Python
+        # re-raises an uncaught Ctrl-C as SIGINT. Either way the process ends and cleans up.
+        assert proc.returncode in (-signum, 1), err
     assert not out.exists()
     assert _temp_files(tmp_path, out.name) == []
 
