@@ -175,9 +175,9 @@ def lower_bounds(spark, qrels: str, run: str) -> dict:  # noqa: ANN001
     """What bounds the SQL engine from below: the compiled query alone, and Spark's floor."""
     from rankframe import sql as rsql
 
-    text = rsql.query(MEASURES, qrels="{qrels}", run="{run}", dialect="spark")
+    text = rsql.query(MEASURES, qrels="rf_q_in", run="rf_r_in", dialect="spark")
     text = text.replace("{", "{{").replace("}", "}}")  # a format string for spark.sql
-    text = text.replace("{{qrels}}", "{qrels}").replace("{{run}}", "{run}")
+    text = text.replace("rf_q_in", "{qrels}").replace("rf_r_in", "{run}")
 
     def compiled() -> pl.DataFrame:
         out = spark.sql(text, qrels=spark.read.parquet(qrels), run=spark.read.parquet(run))

@@ -32,10 +32,6 @@ from rankframe._sql.build import Inputs, _cols, _on, query_set, quote, with_ctes
 
 #: The problems ``evaluate`` refuses (the others are warnings).
 ERRORS = ("null id", "null score", "non-finite score", "null grade", "fractional grade", "duplicate")
-#: A non-null score that is not a finite number (NaN, an infinity), in every engine here.
-NON_FINITE = "NOT (score - score = 0 OR score IS NULL)"
-#: A grade (``rel``, a DOUBLE) that is not an integer: 0.5, NaN, an infinity.
-FRACTIONAL = "NOT (rel - rel = 0 AND rel = ROUND(rel))"
 
 
 def checks(
@@ -77,10 +73,10 @@ def checks(
     problems = [
         rows("run", "null id", "NULL", "query_id IS NULL OR doc_id IS NULL"),
         rows("run", "null score", "NULL", f"{ids} AND score IS NULL"),
-        rows("run", "non-finite score", "score", NON_FINITE),
+        rows("run", "non-finite score", "score", "NOT (score - score = 0 OR score IS NULL)"),
         rows("qrels", "null id", "NULL", "query_id IS NULL OR doc_id IS NULL"),
         rows("qrels", "null grade", "NULL", f"{ids} AND rel IS NULL"),
-        rows("qrels", "fractional grade", "rel", FRACTIONAL),
+        rows("qrels", "fractional grade", "rel", "NOT (rel - rel = 0 AND rel = ROUND(rel))"),
         duplicates("run", inputs.keys),
         duplicates("qrels", inputs.qkeys),
         absent("qrels", "run", "judged query not in run"),

@@ -184,7 +184,6 @@ def _screen(keys: list[str], qrels_keys: list[str]) -> list[str]:
     would find no error.
     """
     from rankframe._sql.build import key_names, quote
-    from rankframe._sql.checks import FRACTIONAL, NON_FINITE
 
     inner = {c: _ident(c) if k == quote(c) else k for k, c in zip(key_names(keys), keys, strict=True)}
     group = "".join(f"{inner[k]}, " for k in keys)
@@ -199,9 +198,13 @@ def _screen(keys: list[str], qrels_keys: list[str]) -> list[str]:
     def count(condition: str) -> str:
         return f"COALESCE(SUM(CASE WHEN {condition} THEN 1 ELSE 0 END), 0)"
 
+    # as rankframe.sql.checks finds them: a finite score has score - score = 0 (false for NaN
+    # and both infinities in Spark), an integer grade rel = ROUND(rel)
     duplicate = "doc_id = rf_prev"
-    run_bad = count(f"doc_id IS NULL OR score IS NULL OR {NON_FINITE} OR {duplicate}")
-    qrels_bad = count(f"query_id IS NULL OR doc_id IS NULL OR rel IS NULL OR {FRACTIONAL} OR {duplicate}")
+    non_finite = "NOT (score - score = 0)"
+    fractional = "NOT (rel - rel = 0 AND rel = ROUND(rel))"
+    run_bad = count(f"doc_id IS NULL OR score IS NULL OR {non_finite} OR {duplicate}")
+    qrels_bad = count(f"query_id IS NULL OR doc_id IS NULL OR rel IS NULL OR {fractional} OR {duplicate}")
     coverage = (
         "SELECT COUNT(CASE WHEN r.query_id IS NULL THEN 1 END) AS rf_missing, "
         "MIN(CASE WHEN r.query_id IS NULL THEN j.query_id END) AS rf_first_missing, "
