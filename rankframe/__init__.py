@@ -24,7 +24,7 @@ cap_malloc_arenas()
 from rankframe import expr, measures, sql
 from rankframe._engine.evaluate import evaluate, explain
 from rankframe._engine.judged import judged_frame
-from rankframe._errors import InputError, MeasureError, RankframeError, RankframeWarning
+from rankframe._errors import InputError, MeasureError, OutputError, RankframeError, RankframeWarning
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure, load_all
 from rankframe._measures._names import parse_measure, valid_names
@@ -51,6 +51,7 @@ __all__ = [
     "InputError",
     "Measure",
     "MeasureError",
+    "OutputError",
     "RankframeError",
     "RankframeWarning",
     "compare",

@@ -20,6 +20,33 @@ def at(where: str, line: int | None = None, *, row: int | None = None) -> str:
     return where
 
 
+#: The most characters of a line or a field that an error message quotes.
+QUOTE_LIMIT = 200
+
+
+def quote(value: object, limit: int = QUOTE_LIMIT) -> str:
+    r"""A value from the input as an error message quotes it: its ``repr``, at most ``limit`` long.
+
+    A longer text (or bytes) is cut and says how long it was, so that a file of one
+    100 MB line gives a one-line error, not 100 MB on stderr. Bytes (ids that are not UTF-8)
+    keep their ``b'...'`` form, so that the quoted id shows its own bytes.
+
+    Examples
+    --------
+    >>> quote("q1"), quote(b"q\xe9")
+    ("'q1'", "b'q\\xe9'")
+    >>> quote("x" * 1000, limit=10)
+    "'xxxxxxxxxx'... (1000 characters in all)"
+    """
+    if isinstance(value, str | bytes) and len(value) > limit:
+        unit = "bytes" if isinstance(value, bytes) else "characters"
+        return f"{value[:limit]!r}... ({len(value)} {unit} in all)"
+    text = repr(value)
+    if len(text) > 2 * limit:  # a row or a list of values
+        return f"{text[:limit]}... ({len(text)} characters in all)"
+    return text
+
+
 class RankframeError(ValueError):
     """Root of every error rankframe raises on bad input."""
 
@@ -75,11 +102,21 @@ class InputError(RankframeError):
                 "starts: raise the limit."
             )
             return cls(msg)
+        if isinstance(error, PermissionError) or "os error 13" in detail:
+            msg = (
+                f"Cannot read the {role} input {where}: permission denied ({detail}). Check the "
+                "permissions of the file and its folders, or run as a user who may read it."
+            )
+            return cls(msg)
         msg = (
             f"Cannot read the {role} input {where}: {detail}. Check that the file is complete and in "
             "the format its name says (TREC text, Parquet, CSV/TSV, Arrow IPC)."
         )
         return cls(msg)
+
+
+class OutputError(RankframeError):
+    """An output cannot be written: its folder is missing or read-only, the disk is full..."""
 
 
 class MeasureError(RankframeError):

@@ -67,7 +67,9 @@ def _ctx(
     if doc is None:
         rank = s.rank("ordinal", descending=True)
     else:
-        rank = pl.struct(s.alias("s"), _col(doc).cast(pl.String).alias("d")).rank(
+        # as bytes: text and integer ids compare as their text (trec_eval's strcmp), ids of bytes
+        # that are not UTF-8 as they are
+        rank = pl.struct(s.alias("s"), _col(doc).cast(pl.Binary).alias("d")).rank(
             "ordinal", descending=True
         )
     rank = pl.when(s.is_not_null()).then(rank)

@@ -2,8 +2,9 @@
 
 :func:`query` writes the SELECT statement that evaluates measures over a qrels table and a run
 table where they live (DuckDB, Spark SQL and Databricks, BigQuery, Snowflake, Trino,
-PostgreSQL, ClickHouse): the same query set, ties, cutoffs and aggregation as
-:func:`rankframe.evaluate`, to 1e-12 relative (SQL engines add in no fixed order).
+PostgreSQL, ClickHouse, SQLite, DataFusion): the same query set, ties, cutoffs and aggregation
+as :func:`rankframe.evaluate`, to 1e-12 relative (SQL engines add in no fixed order). The tests
+run it in DuckDB, PostgreSQL, Spark SQL, ClickHouse (chdb), DataFusion and SQLite.
 
 The query trusts its input: it does not look for duplicate documents, non-finite scores or
 non-integer grades, which ``evaluate`` refuses. :func:`checks` writes the query that does.
@@ -63,10 +64,14 @@ def query(
         :func:`rankframe.evaluate`. A measure without a SQL form raises
         :class:`~rankframe.MeasureError` naming the families that have one.
     qrels, run
-        What the query reads: a table or view name (``db.schema.table``), or a parenthesised
-        subquery. Columns ``query_id, doc_id, relevance`` and ``query_id, doc_id, score``.
+        What the query reads, in the dialect's own syntax: a table or view name
+        (``db.schema.table``, BigQuery's ``my-project.eval.qrels``, Spark's
+        `` `eval`.`qrels` ``), or a parenthesised subquery. Columns ``query_id, doc_id,
+        relevance`` and ``query_id, doc_id, score``; anything else raises
+        :class:`~rankframe.InputError` naming the argument.
     dialect
-        One of :data:`DIALECTS` (sqlglot's names).
+        One of :data:`DIALECTS` (sqlglot's names; ``datafusion`` is PostgreSQL's text made
+        fit for DataFusion).
     per_query
         Rows ``query_id, measure, value``; else ``measure, value`` aggregated as
         ``evaluate`` aggregates (means; sums for counts; geometric means for ``GMAP``).
@@ -82,6 +87,10 @@ def query(
         As for :func:`rankframe.evaluate` (trec_eval's ``-c``, ``-M``, ``-l``, ``-J``).
     qrels_columns, run_columns
         Your column names, by canonical name: ``{"query_id": "qid", "relevance": "label"}``.
+        A plain name is written unquoted, so that the engine folds its case as it folds any
+        unquoted name (``QID`` finds PostgreSQL's ``qid``); a name in the dialect's quotes
+        (``'"QID"'``) is matched exactly; any other name is taken as written. Grades are cast
+        to DOUBLE (text grades such as ``'2'`` compare as numbers).
 
     Returns
     -------
@@ -93,7 +102,8 @@ def query(
     -----
     Documents are ranked by ``ROW_NUMBER()`` over score descending, then doc id descending in
     byte order, as trec_eval orders them (``"9"`` above ``"10"``); see
-    ``rankframe._sql.dialects`` for how each dialect is held to byte order. Ids are read as
+    ``rankframe._sql.dialects`` for how each dialect is held to byte order, and for the
+    engine settings the text sets itself (ClickHouse's ``join_use_nulls``). Ids are read as
     strings.
 
     Examples

@@ -6,9 +6,14 @@ One test per case; each asserts the exception type and what the message names.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
+import io
+import os
 import re
+import threading
 from pathlib import Path
+from typing import Any
 
 import polars as pl
 import pytest
@@ -259,7 +264,7 @@ def test_string_grades_in_a_frame(run):
 
 def test_float_ids_are_refused_with_a_cast_hint(run):
     qrels = pl.DataFrame({"query_id": [1.0], "doc_id": ["a"], "relevance": [1]})
-    _names(_error(qrels, run), "column 'query_id'", "dtype Float64", "strings or integers")
+    _names(_error(qrels, run), "column 'query_id'", "dtype Float64", "strings, bytes or integers")
 
 
 def test_boolean_score_is_refused(qrels):
@@ -366,3 +371,128 @@ def test_a_hash_collision_only_costs_a_rescan(qrels, run, monkeypatch):
     got = rf.evaluate(qrels, run, ["AP", "nDCG@10"], per_query=True)
     assert calls == [1]
     assert got.equals(expected)
+
+
+# --------------------------------------------------------------------------------------------
+# Bounded inputs: devices, pipes, endless streams and absurd lines (issue 38)
+# --------------------------------------------------------------------------------------------
+
+
+def _short(msg: str) -> str:
+    """A one-line message of a few hundred characters: no input quoted whole."""
+    assert "\n" not in msg, msg[:300]
+    assert len(msg) < 800, (len(msg), msg[:300])
+    return msg
+
+
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom"])
+def test_a_device_of_endless_binary_data_is_refused_at_once(qrels, device):
+    if not Path(device).exists():
+        pytest.skip(f"no {device} here")
+    _names(_short(_error(qrels, device)), f"run file {device} holds a NUL byte", "binary data")
+    run = _file(qrels.parent, "run.txt", RUN_TEXT)
+    _names(_short(_error(device, run)), f"qrels file {device} holds a NUL byte")
+
+
+def _fifo(tmp_path: Path, name: str, chunks: Any) -> tuple[Path, threading.Thread]:
+    """A named pipe fed by a thread with ``chunks`` (until they end or the reader goes)."""
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no named pipes here")
+    path = tmp_path / name
+    os.mkfifo(path)
+
+    def feed() -> None:
+        with contextlib.suppress(BrokenPipeError, OSError), open(path, "wb") as f:
+            for chunk in chunks:
+                f.write(chunk)
+
+    thread = threading.Thread(target=feed, daemon=True)
+    thread.start()
+    return path, thread
+
+
+def test_a_pipe_that_ends_is_read_like_a_file(qrels, run, tmp_path):
+    expected = rf.evaluate(qrels, run, ["AP", "P@1"])
+    pipe, thread = _fifo(tmp_path, "run-pipe", [RUN_TEXT.encode()])
+    assert rf.evaluate(qrels, str(pipe), ["AP", "P@1"]).equals(expected)
+    thread.join(5)
+    pipe_gz, thread = _fifo(tmp_path, "run-pipe-gz", [gzip.compress(RUN_TEXT.encode())])
+    assert rf.evaluate(qrels, str(pipe_gz), ["AP", "P@1"]).equals(expected)
+    thread.join(5)
+
+
+def test_a_pipe_that_never_ends_is_refused_at_the_stream_limit(qrels, tmp_path, monkeypatch):
+    import rankframe._io.trec_text as trec_text
+
+    monkeypatch.setattr(trec_text, "stream_limit", lambda: 4 << 20)
+    line = b"q1 Q0 a 1 2.0 t\n" * 4096
+
+    def endless() -> Any:
+        while True:
+            yield line
+
+    pipe, thread = _fifo(tmp_path, "endless", endless())
+    msg = _short(_error(qrels, str(pipe)))
+    _names(msg, "endless gave more than 4 MiB without ending", "Save it to a file")
+    thread.join(5)
+    assert not thread.is_alive()  # the writer saw the pipe close
+
+
+def test_a_tabular_file_that_is_a_pipe_is_refused_naming_it(qrels, tmp_path):
+    pipe, thread = _fifo(tmp_path, "run.csv", [b"qid,docno,score\nq1,a,1.0\n"])
+    _names(_short(_error(qrels, str(pipe))), "run.csv' is not a regular file", "Save it to a file")
+    with contextlib.suppress(OSError), open(pipe, "rb") as f:  # let the writer go
+        f.read()
+    thread.join(5)
+
+
+@pytest.mark.parametrize("compress", [False, True])
+def test_a_file_of_one_huge_line_is_refused_after_reading_its_first_mib(qrels, tmp_path, compress):
+    data = b"x" * (3 << 20)  # 3 MiB, no line feed
+    path = tmp_path / ("long.txt.gz" if compress else "long.txt")
+    path.write_bytes(gzip.compress(data) if compress else data)
+    _names(_short(_error(qrels, path)), "has a line longer than 1 MiB", "not text of one result")
+
+
+def test_a_long_line_is_quoted_in_200_characters(qrels, tmp_path):
+    bad = _file(tmp_path, "run.txt", RUN_TEXT + "q1 Q0 " + "d" * 50_000 + " 3\n")
+    msg = _short(_error(qrels, bad))
+    # the line: 'q1 Q0 ' + 50,000 characters + ' 3'
+    _names(msg, "run.txt, line 4", "expected at least 6", "found 4", "(50008 characters in all)")
+
+
+def test_a_long_id_is_quoted_in_200_characters(qrels, tmp_path):
+    bad = _file(tmp_path, "run.txt", RUN_TEXT + "q1 Q0 " + "d" * 50_000 + " 3 x t\n")
+    _names(_short(_error(qrels, bad)), "run.txt, line 4", "the score 'x'")
+    dup = "q1 Q0 " + "d" * 50_000 + " 3 1.0 t\n"
+    msg = _short(_error(qrels, _file(tmp_path, "dup.txt", dup * 2)))
+    _names(msg, "duplicate", "(50000 characters in all)")
+
+
+def test_a_nul_byte_in_a_regular_file_is_refused(qrels, tmp_path):
+    path = tmp_path / "run.txt"
+    path.write_bytes(RUN_TEXT.encode() + b"q2 Q0 d\x00 1 1.0 t\n")
+    _names(_short(_error(qrels, path)), "holds a NUL byte (byte 55)", "binary data")
+
+
+def test_the_command_line_refuses_dev_zero_on_one_line(qrels, capsys):
+    from rankframe._cli.main import main
+
+    if not Path("/dev/zero").exists():
+        pytest.skip("no /dev/zero here")
+    assert main(["evaluate", str(qrels), "/dev/zero", "-m", "AP"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "Traceback" not in err
+    _names(_short(err.strip()), "/dev/zero holds a NUL byte")
+
+
+def test_trec_eval_reads_standard_input_bounded(qrels, monkeypatch, capsys):
+    from rankframe._cli.main import main
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"\x00" * (1 << 16))))
+    assert main(["trec_eval", str(qrels), "-"]) == 1
+    _names(_short(capsys.readouterr().err.strip()), "standard input (-) holds a NUL byte")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(gzip.compress(RUN_TEXT.encode()))))
+    assert main(["trec_eval", "-m", "num_ret", str(qrels), "-"]) == 0
+    assert capsys.readouterr().out.split() == ["num_ret", "all", "3"]

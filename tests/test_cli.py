@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -301,6 +302,16 @@ def test_trec_eval_reads_the_run_from_stdin(capsys, monkeypatch):
     assert code == 0
     want = rf.evaluate(QRELS, BM25, ["AP"])["value"].item()
     assert out == f"{'map':<22}\tall\t{want:6.4f}\n"
+
+
+def test_trec_eval_names_standard_input_not_its_copy(capsys, monkeypatch):
+    for data, said in ((b"", "is empty"), (b"q1 Q0 a 1 high t\n", "line 1: the score 'high'")):
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data)))
+        code, out, err = trec(capsys, "-m", "map", QRELS, "-")
+        assert (code, out) == (1, "")
+        assert "standard input (-)" in err
+        assert said in err
+        assert "/stdin" not in err  # the temporary copy it reads
 
 
 @pytest.mark.parametrize("fmt", ["prefs", "qrels_prefs", "qrels_jg"])
@@ -750,3 +761,46 @@ def test_version(capsys):
     code, out, _ = run_cli(capsys, "--version")
     assert code == 0
     assert out.startswith(f"rankframe {rf.__version__} (polars {pl.__version__}")
+
+
+# ----------------------------------------------------------------------------- unreadable inputs
+def _as_a_user_who_cannot_read(argv: list[str]) -> list[str]:
+    """``rankframe argv`` in a child that file permissions apply to (root loses its override)."""
+    import shutil
+
+    command = [sys.executable, "-m", "rankframe", *argv]
+    if not (hasattr(os, "geteuid") and os.geteuid() == 0):
+        return command
+    setpriv = shutil.which("setpriv")
+    if setpriv is None:
+        pytest.skip("root reads every file; setpriv (util-linux) drops that")
+    return [setpriv, "--bounding-set=-dac_override,-dac_read_search", *command]
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
+def test_an_unreadable_input_names_it_and_the_permissions(tmp_path):
+    import subprocess
+
+    run = tmp_path / "run.txt"
+    run.write_bytes(Path(BM25).read_bytes())
+    groups = tmp_path / "train.query"
+    groups.write_text("1\n1\n1\n")
+    letor = tmp_path / "train.txt"
+    letor.write_text("2 1:1\n0 1:0\n1 1:1\n")
+    for path in (run, groups):
+        path.chmod(0)
+    cases = {
+        ("evaluate", QRELS, str(run), "-m", "AP"): (
+            f"rankframe: Cannot read the run input {run}: permission denied ([Errno 13] Permission "
+            f"denied: '{run}'). Check the permissions of the file and its folders"
+        ),
+        ("learn", str(letor), "--query-file", str(groups), "--losses", "pointwise", "--epochs", "1"): (
+            f"rankframe: Cannot read --query-file '{groups}': Permission denied. Check the permissions"
+        ),
+    }
+    for argv, said in cases.items():
+        command = _as_a_user_who_cannot_read(list(argv))
+        done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+        assert (done.returncode, done.stdout) == (1, ""), done.stderr
+        assert done.stderr.startswith(said), done.stderr
+        assert "Traceback" not in done.stderr

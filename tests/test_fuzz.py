@@ -26,6 +26,11 @@ from rankframe._cli.main import main
 from rankframe.ltr import read_svmlight
 from tests.fuzz_corpus import CASES, LETOR_NO_QID, QRELS, RUN, Case
 
+#: LETOR rows with ``qid:``, 10 queries: enough to split into train, validation and test.
+LETOR_QUERIES = "".join(
+    f"{g} qid:{q} 1:{g / 2} 2:{q} # docid = D{q}{g}\n" for q in range(10) for g in (2, 1, 0)
+)
+
 #: The run's name the command line adds after a run's path (``run.txt (run 'run.txt'), line 3``).
 _RUN_NAME = r"(?: \(run '[^']*'\))?"
 
@@ -40,6 +45,8 @@ def good(tmp_path: Path) -> dict[str, Path]:
     paths["run2"].write_text(RUN.replace(" 2.0 ", " 0.5 "))
     paths["letor"] = tmp_path / "good-letor.txt"
     paths["letor"].write_text(LETOR_NO_QID)
+    paths["letor_qid"] = tmp_path / "good-letor-qid.txt"
+    paths["letor_qid"].write_text(LETOR_QUERIES)
     return paths
 
 
@@ -62,11 +69,20 @@ def _named_path(case: Case, bad: Any, good: dict[str, Path]) -> object:
 
 
 def _has_api(case: Case) -> bool:
-    return case.feeds != "trec_eval-option" and case.bad is not None
+    return case.feeds not in ("trec_eval-option", "command") and case.bad is not None
 
 
 def _has_cli(case: Case) -> bool:
     return case.cli and (case.argv is not None or not case.feeds.endswith("option"))
+
+
+def _placed(argv: Any, bad: Any, good: dict[str, Path]) -> list[str]:
+    """A ``command`` case's argv with its placeholders replaced by paths."""
+    places = {
+        "{qrels}": good["qrels"], "{run}": good["run"], "{run2}": good["run2"],
+        "{letor}": good["letor_qid"], "{file}": bad,
+    }
+    return [str(places[a]) if a in places else a for a in argv]
 
 
 def _marks(case: Case) -> Any:
@@ -103,10 +119,17 @@ def _api_calls(case: Case, bad: Any, good: dict[str, Path]) -> list[Callable[[],
             return [lambda: rf.evaluate(qrels, run, **{"measures": ["AP"], **bad})]
         case "compare-option":
             return [lambda: rf.compare(qrels, [run, good["run2"]], ["AP"], **bad)]
+        case "output":  # refused before the evaluation; a report written after compare()
+            return [
+                lambda: rf.evaluate(qrels, run, ["AP"], per_query=True, output=bad),
+                lambda: rf.compare(qrels, [run, good["run2"]], ["AP"]).to_csv(bad),
+            ]
     raise AssertionError(case.feeds)  # pragma: no cover - a new kind of case needs a line here
 
 
 def _commands(case: Case, bad: Any, good: dict[str, Path]) -> list[list[str]]:
+    if case.feeds == "command":
+        return [_placed(case.argv, bad, good)]
     qrels, run, bad = str(good["qrels"]), str(good["run"]), str(bad)
     learn = ["--losses", "pointwise", "--epochs", "1", "--lr", "0.1", "--l2", "0"]
     match case.feeds:
@@ -136,6 +159,14 @@ def _commands(case: Case, bad: Any, good: dict[str, Path]) -> list[list[str]]:
         case "trec_eval-option":
             argv = [a.replace("{file}", bad).replace("{run}", run) for a in case.argv or ()]
             commands = [["trec_eval", *argv] + ([] if "{run}" in (case.argv or ()) else [qrels, run])]
+        case "output":  # every command's output option, each refused before any work
+            letor = str(good["letor_qid"])
+            return [
+                ["evaluate", qrels, run, "-m", "AP", "-o", bad],
+                ["compare", qrels, run, str(good["run2"]), "-m", "AP", "--html", bad],
+                ["sql", "-m", "AP", "-o", bad],
+                ["learn", letor, "--losses", "pointwise", "--epochs", "1", "-o", bad],
+            ]
         case _:  # pragma: no cover
             raise AssertionError(case.feeds)
     if case.feeds == "measure" and not case.trec_eval:
@@ -156,10 +187,16 @@ def test_the_api_refuses_it_naming_the_place(case: Case, good: dict[str, Path], 
 
 @pytest.mark.parametrize("case", [_marks(c) for c in CASES if _has_cli(c)])
 def test_the_command_refuses_it_without_a_traceback(
-    case: Case, good: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    case: Case,
+    good: dict[str, Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     bad = _input(case, tmp_path)
     names = _pattern(case.cli_names or case.names, _named_path(case, bad, good))
+    for key, value in (case.env or {}).items():
+        monkeypatch.setenv(key, value)
     for argv in _commands(case, bad, good):
         code = main(argv)
         out, err = capsys.readouterr()
@@ -167,6 +204,9 @@ def test_the_command_refuses_it_without_a_traceback(
         assert out == "", (argv, out)  # no number printed
         assert "Traceback" not in err, err
         assert re.search(names, err, re.S), (argv, err)
+        if case.family == "bounded inputs":  # the input is never quoted whole
+            assert err.count("\n") == 1, err[:500]
+            assert len(err) < 1000, (len(err), err[:500])
 
 
 def test_the_corpus_is_a_map_of_at_least_200_inputs() -> None:

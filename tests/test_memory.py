@@ -176,8 +176,55 @@ def test_sizes_parse() -> None:
     assert memory.parse_size("1.5 g") == 3 << 29
     assert memory.parse_size("512MB") == 512 << 20
     assert memory.parse_size("2000000") == 2_000_000
-    with pytest.raises(ValueError, match="RANKFRAME_MEMORY_LIMIT='lots' is not a size"):
-        memory.parse_size("lots")
+    assert memory.parse_size("1e9") == 1_000_000_000
+    assert memory.parse_size(" 2 TiB ") == 2 << 40
+
+
+# what came, and the part of the one-line error that says what is wrong with it
+BAD_LIMITS = {
+    "abc": "is not a memory size",
+    "-5": "is not a memory size",
+    "1e400": "is not a memory size",
+    "4 GiBs": "is not a memory size",
+    "0": "is 0 bytes, under 1 MiB",
+    "512": "is 512 bytes, under 1 MiB",
+}
+
+
+@pytest.mark.parametrize(("value", "problem"), BAD_LIMITS.items())
+def test_a_malformed_environment_limit_is_one_line_naming_it(
+    value, problem, monkeypatch, capsys, tmp_path
+) -> None:
+    # it was a ValueError traceback (abc, -5, 1e9) or silently no limit (0)
+    from rankframe._cli.main import main
+
+    (tmp_path / "qrels").write_text("q 0 a 1\n")
+    (tmp_path / "run").write_text("q Q0 a 1 1.0 r\n")
+    monkeypatch.setenv("RANKFRAME_MEMORY_LIMIT", value)
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    with pytest.raises(rf.InputError) as info:
+        rf.evaluate(qrels, run, ["P@1"])
+    text = str(info.value)
+    assert text.startswith(f"RANKFRAME_MEMORY_LIMIT={value!r} {problem}"), text
+    assert "e.g. 4GiB" in text
+    assert "\n" not in text
+    # the command line: exit 1, the same line, no traceback
+    code = main(["evaluate", str(tmp_path / "qrels"), str(tmp_path / "run"), "-m", "P@1"])
+    err = capsys.readouterr().err
+    assert code == 1
+    assert err == f"rankframe: {text}\n"
+
+
+@pytest.mark.parametrize(("value", "limit"), [("1e9", 10**9), ("4GiB", 4 << 30), ("none", None), ("", None)])
+def test_the_environment_limit_takes_sizes_and_none(value, limit, monkeypatch) -> None:
+    monkeypatch.setenv("RANKFRAME_MEMORY_LIMIT", value)
+    assert memory.user_limit() == limit
+    budget = memory.available()
+    if limit is None:
+        assert budget.resident_from != "RANKFRAME_MEMORY_LIMIT"
+    else:
+        assert budget.resident_from == "RANKFRAME_MEMORY_LIMIT" or budget.resident < limit
 
 
 def _tree(root: Path, files: dict[str, str]) -> None:
@@ -264,10 +311,34 @@ def test_the_fewest_partitions_that_fit() -> None:
     assert memory.choose_partitions(need, Budget(100 << 20, "MemAvailable", None, "")) == 256
 
 
+def test_the_largest_query_sets_a_floor_under_every_partition() -> None:
+    # 10M input rows, 2M of them one query: the part holding it holds them and its share of the rest
+    tight = Budget(64 << 30, "MemAvailable", 780 << 20, "RLIMIT_AS, ulimit -v")
+    small = Need(rows=10_000_000, width=400_000_000)
+    large = Need(rows=10_000_000, width=400_000_000, largest=2_000_000, largest_id="q7")
+    assert large.share(1) == 1.0
+    assert large.share(4) == pytest.approx(0.2 + 0.8 / 4)
+    assert large.share(None) == pytest.approx(0.2)
+    n_small, n_large = memory.choose_partitions(small, tight), memory.choose_partitions(large, tight)
+    assert n_large > n_small
+    assert large.fits(tight, n_large)
+    assert not large.fits(tight, n_small)
+    # a query that no partition holds is refused by name; the inputs' size is not blamed
+    huge = Need(rows=10_000_000, width=400_000_000, largest=6_000_000, largest_id="q7")
+    with pytest.raises(rf.InputError, match=r"evaluate query 'q7': it holds 6,000,000 of the 10,000,000"):
+        memory.choose_partitions(huge, tight)
+    with pytest.raises(rf.InputError, match=r"Not enough memory to evaluate 10,000,000 input rows"):
+        memory.choose_partitions(huge, Budget(None, "", 100 << 20, "RLIMIT_AS, ulimit -v"))
+    # free memory alone: no refusal, and no more partitions than the largest query leaves useful
+    soft = Budget(100 << 20, "MemAvailable", None, "")
+    assert memory.choose_partitions(small, soft) == 256
+    assert memory.choose_partitions(huge, soft) < 8
+
+
 def test_an_explicit_single_plan_that_cannot_fit_warns(inputs, monkeypatch) -> None:
     qrels, run = inputs
     monkeypatch.setenv("RANKFRAME_MEMORY_LIMIT", "200MiB")
-    with pytest.warns(ResourceWarning, match=r"partitions=1 may not fit in memory: each part needs about"):
+    with pytest.warns(ResourceWarning, match=r"partitions=1 may not fit in memory: one plan needs about"):
         rf.evaluate(qrels, run, MEASURES, partitions=1)
 
 
@@ -307,3 +378,286 @@ def test_measures_that_compare_rankings_run_under_an_address_space_limit() -> No
     assert free.returncode == 0, free.stderr[-500:]
     values = [json.loads(proc.stdout.strip().splitlines()[-1]) for proc in (limited, free)]
     assert values[0] == values[1]
+
+
+# --- rankframe.expr under a limit: no plan bounds its windows ---------------------------------
+
+# The measures comparing rankings in a user's own group_by, on a judged frame: read from argv[1],
+# values per query printed (query order).
+EXPRESSIONS = textwrap.dedent(
+    """
+    import json, sys
+    import polars as pl
+    from rankframe import expr as rfx
+
+    judged = pl.read_parquet(sys.argv[1])
+    out = judged.group_by("query_id").agg(
+        rfx.kendall_tau(), rfx.auc(), rfx.c_index(),
+        rfx.measure("KendallTauB", ties="average").alias("tau_b_average"),
+    ).sort("query_id")
+    print(json.dumps(out.drop("query_id").rows()))
+    """
+)
+
+
+def _judged_frame(seed: int = 38) -> pl.DataFrame:
+    """Queries of 5-300 items: tied scores (broken by doc id), judged documents not retrieved
+    (null score), unjudged retrieved ones (null grade), grades -1 to 3; each query orders pairs."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for i, n in enumerate(rng.integers(5, 300, 24)):
+        score = (rng.integers(0, 20, n) / 4.0).astype(float)
+        retrieved = rng.random(n) < 0.8
+        grade = rng.integers(-1, 4, n).astype(float)
+        grade[rng.random(n) < 0.2] = np.nan  # unjudged
+        retrieved[np.isnan(grade)] = True  # an unjudged document is in the frame as retrieved
+        grade[:2] = [0.0, 2.0]  # at least one pair the grades order, both relevant and not
+        retrieved[:2] = True
+        frames.append(pl.DataFrame({
+            "query_id": f"q{i:02d}",
+            "doc_id": [f"d{j:03d}" for j in rng.permutation(n)],
+            "score": np.where(retrieved, score, np.nan),
+            "relevance": grade,
+        }))
+    return pl.concat(frames).with_columns(
+        pl.col("score").fill_nan(None), pl.col("relevance").fill_nan(None).cast(pl.Int64)
+    )
+
+
+def _oracle(judged: pl.DataFrame) -> list[list[float]]:
+    """Kendall's tau-b (scipy), AUC (Mann-Whitney), the C-index and tau-b with tied scores kept,
+    counted over the pairs of each query's items (the retrieved and the judged documents)."""
+    from scipy.stats import kendalltau
+
+    def concordance(p: np.ndarray, t: np.ndarray) -> float:
+        dp, dt = np.sign(p[:, None] - p[None, :]), np.sign(t[:, None] - t[None, :])
+        ordered = dt != 0
+        return float(((dp * dt > 0) + 0.5 * (dp == 0))[ordered].sum() / ordered.sum())
+
+    rows = []
+    for _, q in sorted(judged.group_by("query_id"), key=lambda kv: kv[0]):
+        items = q.filter(pl.col("score").is_not_null() | (pl.col("relevance") >= 0))
+        grade = items["relevance"].fill_null(0).clip(lower_bound=0).to_numpy().astype(float)
+        # trec_eval's order: score descending, ties by doc id descending; unretrieved last, tied
+        order = items.with_row_index().sort(["score", "doc_id"], descending=True, nulls_last=True)
+        rank = np.empty(items.height)
+        rank[order["index"].to_numpy()] = np.arange(1, items.height + 1)
+        unretrieved = items["score"].is_null().to_numpy()
+        p = np.where(unretrieved, -1e9, -rank)
+        scores = np.where(unretrieved, -1e9, items["score"].fill_null(0).to_numpy())
+        rows.append([
+            kendalltau(p, grade).statistic,
+            concordance(p, (grade >= 1).astype(float)),
+            concordance(p, grade),
+            kendalltau(scores, grade).statistic,
+        ])
+    return rows
+
+
+@linux_only
+def test_expressions_comparing_rankings_run_under_an_address_space_limit(tmp_path) -> None:
+    # they were a Rust allocation abort under any ulimit -v: the rolling rank's window of 2**31-1
+    # rows made Polars reserve 96 GiB of address space (2 rows sufficed), and expressions have
+    # no plan to bound it; now a window of positions, which reserves nothing
+    judged = _judged_frame()
+    path = tmp_path / "judged.parquet"
+    judged.write_parquet(path)
+    proc = _limited([sys.executable, "-c", EXPRESSIONS, str(path)], 3 << 30)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    expected = _oracle(judged)
+    assert np.allclose(got, expected, rtol=1e-12, atol=1e-12), (got, expected)
+
+
+# --- one query larger than a partition ---------------------------------------------------------
+
+# An evaluation with partitions="auto" under an address-space limit of argv[3] bytes more than
+# the process maps after its imports (the preexec's limit of 1 TiB caps the malloc arenas), by
+# the API or (argv[4]) the command line's evaluate or trec_eval.
+AFTER_IMPORTS = textwrap.dedent(
+    """
+    import json, resource, sys
+    import rankframe as rf
+    from rankframe._cli.main import main
+
+    def vm(key):
+        for line in open("/proc/self/status"):
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+
+    qrels, run, extra, how = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+    limit = vm("VmSize") + extra
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    if how == "cli":
+        sys.exit(main(["evaluate", qrels, run, "-m", *{measures!r}, "--format", "json"]))
+    if how == "trec_eval":
+        sys.exit(main(["trec_eval", "-m", "map", qrels, run]))
+    try:
+        frame = rf.evaluate(qrels, run, {measures!r}, progress=True)
+    except rf.InputError as exc:
+        print(json.dumps({{"error": str(exc)}}))
+        sys.exit(1)
+    print(json.dumps({{"means": dict(zip(frame["measure"], frame["value"]))}}))
+    """
+).format(measures=MEASURES)
+
+
+@pytest.fixture(scope="module")
+def one_large_query(tmp_path_factory) -> tuple[Path, Path]:
+    """3M run rows of one query 'big' and 100k rows of 1,000 small queries, 1% of them judged."""
+    folder = tmp_path_factory.mktemp("large-query")
+    rng = np.random.default_rng(38)
+    n_big, small = 3_000_000, np.repeat(np.arange(1_000), 100)
+    run = pl.DataFrame({
+        "query_id": pl.concat([pl.repeat("big", n_big, eager=True), pl.Series(small).cast(pl.String)]),
+        "doc_id": pl.Series(rng.permutation(n_big + small.size)).cast(pl.String).str.pad_start(8, "d"),
+        "score": rng.random(n_big + small.size),
+    })
+    qrels = run.sample(fraction=0.01, seed=2).select(
+        "query_id", "doc_id", pl.Series("relevance", rng.integers(0, 3, int(run.height * 0.01)))
+    )
+    run_path, qrels_path = folder / "run.parquet", folder / "qrels.parquet"
+    run.write_parquet(run_path)
+    qrels.write_parquet(qrels_path)
+    return qrels_path, run_path
+
+
+@linux_only
+def test_a_query_larger_than_any_partition_is_refused_by_name(one_large_query) -> None:
+    # query partitions hold each query whole; the plan chose 8 of them as if queries were small
+    # and the allocator ended the one holding 'big' (exit 134): now it refuses, naming it
+    qrels, run = one_large_query
+    need = memory.estimate(prepare(qrels, run, MEASURES, validate=False))
+    assert need is not None
+    extra = need.address() // 2  # one plan does not fit; 8 parts of that many rows would
+    for how in ("api", "cli"):
+        proc = _limited([sys.executable, "-c", AFTER_IMPORTS, str(qrels), str(run), str(extra), how], 1 << 40)
+        assert proc.returncode == 1, proc.stderr[-500:]
+        text = proc.stdout + proc.stderr
+        assert "Not enough memory to evaluate query 'big': it holds 3,0" in text, text
+        assert "query partitions hold each query whole" in text
+        assert "engine='duckdb'" in text
+        assert "Traceback" not in proc.stderr
+        assert "memory allocation" not in proc.stderr
+
+
+# --- text inputs, parsed whole before the plan ----------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def text_inputs(tmp_path_factory) -> tuple[Path, Path]:
+    """A TREC run of 1M lines (45 MB: 10,000 queries of 100) and its qrels (30,000 lines)."""
+    folder = tmp_path_factory.mktemp("text")
+    rng = np.random.default_rng(38)
+    q = np.repeat(np.arange(10_000), 100)
+    run = pl.DataFrame({
+        "query_id": pl.Series(q).cast(pl.String), "q0": "Q0",
+        "doc_id": pl.Series(rng.permutation(q.size)).cast(pl.String).str.pad_start(8, "d"),
+        "rank": np.tile(np.arange(1, 101), 10_000), "score": rng.integers(0, 1 << 20, q.size) / 1024.0,
+        "tag": "r",
+    })
+    qrels = run.sample(fraction=0.03, seed=1).select(
+        "query_id", pl.lit(0).alias("iter"), "doc_id", pl.Series("rel", rng.integers(0, 3, 30_000))
+    )
+    run_path, qrels_path = folder / "run.txt", folder / "qrels.txt"
+    run.write_csv(run_path, separator=" ", include_header=False)
+    qrels.write_csv(qrels_path, separator=" ", include_header=False)
+    return qrels_path, run_path
+
+
+@linux_only
+def test_a_text_input_that_cannot_be_parsed_in_the_limit_is_refused_first(text_inputs) -> None:
+    # the text readers parse a file whole, before the memory plan: 200 MiB past the imports,
+    # Polars' parser met the allocator's abort (the same rows as Parquet run in that limit)
+    qrels, run = text_inputs
+    for how in ("api", "cli"):
+        proc = _limited(
+            [sys.executable, "-c", AFTER_IMPORTS, str(qrels), str(run), str(200 * MiB), how], 1 << 40
+        )
+        assert proc.returncode == 1, proc.stderr[-500:]
+        text = proc.stdout + proc.stderr
+        assert f"Not enough memory to read the run file {run}: parsing its 34 MiB" in text, text
+        assert "(about 1,0" in text  # lines, estimated from the first MiB
+        for way_out in ("raise the limit", "Parquet", "streaming"):
+            assert way_out in text
+        assert "Traceback" not in proc.stderr
+        assert "memory allocation" not in proc.stderr
+
+
+# Parses a text run (argv[1]) and prints what it mapped beyond the file's bytes, and the estimate.
+PARSE = textwrap.dedent(
+    """
+    import json, sys
+    from pathlib import Path
+    import rankframe as rf
+    from rankframe._engine import memory_guard
+
+    def vm(key):
+        for line in open("/proc/self/status"):
+            if line.startswith(key + ":"):
+                return int(line.split()[1]) * 1024
+
+    before = vm("VmSize")
+    rf.read_run(sys.argv[1])
+    data = Path(sys.argv[1]).read_bytes()
+    taken = vm("VmPeak") - before - len(data)
+    print(json.dumps([taken, memory_guard.text_need(data, regular=sys.argv[2] == "regular")[1]]))
+    """
+)
+
+
+@linux_only
+@pytest.mark.parametrize("path", ["regular", "other"])
+def test_the_text_estimate_covers_what_parsing_takes(text_inputs, tmp_path, path) -> None:
+    # the estimate that refuses a text input must not fall short of what its parsing maps (an
+    # abort), nor refuse twice what it takes; a comment line sends a file through the reader's
+    # line-by-line path, which takes more
+    _, run = text_inputs
+    if path == "other":
+        run_other = tmp_path / "run.txt"
+        run_other.write_bytes(b"# a comment\n" + run.read_bytes())
+        run = run_other
+    proc = _limited([sys.executable, "-c", PARSE, str(run), path], 1 << 40)
+    assert proc.returncode == 0, proc.stderr[-500:]
+    taken, estimate = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert taken <= estimate <= 2 * taken, (taken / MiB, estimate / MiB)
+
+
+@linux_only
+def test_a_memory_error_is_an_input_error_with_the_ways_out(tmp_path) -> None:
+    # Python reports an allocation it cannot make as MemoryError: reading a 1 GiB run under a
+    # limit 300 MiB past the imports was a MemoryError traceback, from the API and the CLI
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q 0 a 1\n")
+    with open(run, "wb") as f:
+        f.write(b"q Q0 a 1 1.0 r\n" * 100_000)  # text first (NUL bytes are refused as binary)
+        f.truncate(1 << 30)  # the rest sparse: no disk written
+    for how in ("api", "cli", "trec_eval"):
+        proc = _limited(
+            [sys.executable, "-c", AFTER_IMPORTS, str(qrels), str(run), str(300 * MiB), how], 1 << 40
+        )
+        assert proc.returncode == 1, proc.stderr[-500:]
+        text = proc.stdout + proc.stderr
+        # the reader's own message ("Not enough memory to read the run input ...") or the
+        # entry point's ("Not enough memory: an allocation was refused (MemoryError)")
+        assert "Not enough memory" in text, text
+        assert "MemoryError" in text, text
+        assert "raise the limit" in text
+        assert "Traceback" not in proc.stderr
+
+
+def test_the_entry_points_turn_a_memory_error_into_an_input_error() -> None:
+    # wherever Python's allocation fails past the readers (a plan's collect, the writers), the
+    # entry point's decorator gives the message with the ways out (not chained: the MemoryError's
+    # frames would keep what failed to fit alive)
+    from rankframe._engine.memory_guard import converts_memory_error
+
+    @converts_memory_error
+    def evaluation() -> None:
+        raise MemoryError
+
+    with pytest.raises(rf.InputError, match=r"allocation was refused \(MemoryError\)") as info:
+        evaluation()
+    assert info.value.__cause__ is None
+    assert info.value.__suppress_context__
+    assert "raise the limit" in str(info.value)

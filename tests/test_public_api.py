@@ -15,6 +15,7 @@ PUBLIC = {
     "InputError",
     "Measure",
     "MeasureError",
+    "OutputError",
     "RankframeError",
     "RankframeWarning",
     "compare",
@@ -54,6 +55,7 @@ def test_every_measure_documents_formula_and_reference() -> None:
 def test_errors_are_value_errors() -> None:
     assert issubclass(rf.InputError, rf.RankframeError)
     assert issubclass(rf.MeasureError, rf.RankframeError)
+    assert issubclass(rf.OutputError, rf.RankframeError)
     assert issubclass(rf.RankframeError, ValueError)
 
 

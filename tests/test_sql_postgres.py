@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import glob
 import io
+import math
 import os
 import pwd
 import re
@@ -252,3 +253,27 @@ def test_postgres_ties_in_byte_order(postgres: Postgres) -> None:
     if postgres.scalar("SELECT 'b' < 'B'") == "t":  # a linguistic default collation: en_US, ICU en-US
         # the same query without its collation ranks "B" above "b": COLLATE "C" is what gives byte order
         assert rr_of("b", text.replace(' COLLATE "C"', "")) == [1 / 2]
+
+
+def test_postgres_names_as_postgres_reads_them(postgres: Postgres) -> None:
+    # CREATE TABLE (QID text, ...) stores the column as qid: the name QID finds it, as it does
+    # in PostgreSQL's own SQL, while '"QID"' asks for exactly "QID" (absent); a table of a
+    # schema in PostgreSQL's quotes; grades stored as text are cast
+    postgres._psql(
+        'DROP SCHEMA IF EXISTS "Eval" CASCADE; CREATE SCHEMA "Eval";\n'
+        'CREATE TABLE "Eval"."Qrels" (QID text, Doc text, Grade text);\n'
+        "INSERT INTO \"Eval\".\"Qrels\" VALUES ('q', 'a', '1'), ('q', 'b', '0'), ('r', 'a', '2');\n"
+        "CREATE TABLE \"Eval\".run (QID text, Doc text, Sim double precision);\n"
+        "INSERT INTO \"Eval\".run VALUES ('q', 'a', 1.0), ('q', 'b', 2.0), ('r', 'a', 1.0);\n"
+    )
+    names = {
+        "qrels": '"Eval"."Qrels"', "run": '"Eval".RUN',
+        "qrels_columns": {"query_id": "QID", "doc_id": "DOC", "relevance": "Grade"},
+        "run_columns": {"query_id": "QID", "doc_id": "Doc", "score": "SIM"},
+    }
+    got = postgres.query(rsql.query(["RR", "nDCG@2"], dialect="postgres", per_query=True, **names))
+    want = {("q", "RR"): 0.5, ("q", "nDCG@2"): 1 / math.log2(3), ("r", "RR"): 1.0, ("r", "nDCG@2"): 1.0}
+    assert {(q, m): v for q, m, v in got.rows()} == pytest.approx(want, rel=1e-15)
+    exact = {**names, "run_columns": {**names["run_columns"], "query_id": '"QID"'}}
+    with pytest.raises(AssertionError, match='column "QID" does not exist'):
+        postgres.query(rsql.query(["RR"], dialect="postgres", **exact))

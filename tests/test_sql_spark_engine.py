@@ -364,3 +364,17 @@ def test_the_compiled_query_text_divides_in_double(spark) -> None:
     qrels, run = _data(seed=3)
     got = _verbatim(spark, qrels, run, ["RR"])
     assert_same(_local(qrels, run, ["RR"], per_query=True), got, ["query_id", "measure"])
+
+
+def test_table_names_in_sparks_own_quoting(spark) -> None:
+    # `global_temp`.`rf_q` as Spark writes it (a qualified name, each part in backquotes) is
+    # read in Spark's syntax (it was refused: DuckDB's syntax has no backquotes); the text runs
+    qrels, run = _data(seed=3)
+    _sdf(spark, qrels).createOrReplaceGlobalTempView("rf_q")
+    _sdf(spark, run).createOrReplaceGlobalTempView("rf_r")
+    text = rsql.query(["RR"], qrels="`global_temp`.`rf_q`", run="global_temp.rf_r", dialect="spark",
+                      per_query=True)
+    assert "FROM `global_temp`.`rf_q`" in text
+    got = pl.from_arrow(spark.sql(text).toArrow())
+    assert isinstance(got, pl.DataFrame)
+    assert_same(_local(qrels, run, ["RR"], per_query=True), got, ["query_id", "measure"])

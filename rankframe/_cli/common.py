@@ -4,24 +4,29 @@ Also the evaluation options (``-c``, ``-M``, ``-l``, ``-J``) that ``trec_eval`` 
 trec_eval spells them (:func:`_add_semantics`), the options ``evaluate`` and ``compare`` share with
 the same names, help and defaults (:func:`_add_run_options`), the output format that ``-o PATH``
 implies (:func:`_output_format`), the storage options of inputs in object storage
-(``--storage-option KEY=VALUE``, :func:`_storage_options`), and the check that the qrels and each
-run have a query in common (:func:`_check_common_queries`).
+(``--storage-option KEY=VALUE``, :func:`_storage_options`), the check that the qrels and each
+run have a query in common (:func:`_check_common_queries`), the bounded numbers of the options
+(:func:`_int_in`, :func:`_float_in`), and the check that the outputs can be written before the
+work starts (:func:`_check_outputs`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import math
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import polars as pl
 
 from rankframe._engine.options import TIE_POLICIES
 from rankframe._errors import InputError, NoQueryInCommonWarning
+from rankframe._io.atomic import check_destination, check_folder
+from rankframe._io.columns import printable_ids
 from rankframe._io.readers import read_qrels, read_run
 
 PROG = "rankframe"
@@ -50,6 +55,92 @@ def _positive_int(text: str) -> int:
         msg = f"expected a positive integer, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+def _int_in(low: int, high: int | None = None, why: str = "") -> Callable[[str], int]:
+    """An argparse type: an int from ``low`` to ``high`` (no bound when None); ``why`` says the bound.
+
+    Examples
+    --------
+    >>> _int_in(0, 17)("4")
+    4
+    >>> _int_in(0, 17, " (a float64 holds 17 significant digits)")("18")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected an int from 0 to 17 (a float64 holds 17 significant digits), got '18'
+    """
+
+    def parse(text: str) -> int:
+        try:
+            value: int | None = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            bound = f"an int >= {low}" if high is None else f"an int from {low} to {high:,}"
+            msg = f"expected {bound}{why}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    return parse
+
+
+def _float_in(low: float, *, above: bool = False, why: str = "") -> Callable[[str], float]:
+    """An argparse type: a finite float ``>= low`` (``> low`` with ``above``).
+
+    Examples
+    --------
+    >>> _float_in(0.0, above=True)("0.03")
+    0.03
+    >>> _float_in(0.0, above=True)("nan")
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected a finite number > 0.0, got 'nan'
+    """
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            value = math.nan
+        if not math.isfinite(value) or value < low or (above and value == low):
+            msg = f"expected a finite number {'>' if above else '>='} {low}{why}, got {text!r}"
+            raise argparse.ArgumentTypeError(msg)
+        return value
+
+    return parse
+
+
+def _check_outputs(
+    outputs: Mapping[str, str | None],
+    folders: Mapping[str, str | None] | None = None,
+    inputs: Sequence[str | None] = (),
+) -> None:
+    """Raise before the work when an output cannot be written, or would replace an input.
+
+    ``outputs`` maps an option (``"-o"``, ``"--html"``) to its file path (None or ``-``: not
+    given, or standard output); ``folders`` an option to a folder the command creates
+    (``--figures``); ``inputs`` are the files the command reads, which an output must not
+    replace (a usage error). Otherwise a :class:`rankframe.OutputError` names the option, the
+    path and the fix.
+    """
+    for option, path in outputs.items():
+        if path is None or path == "-":
+            continue
+        for source in inputs:
+            if _same_file(source, path):
+                msg = f"{option} {path} is the input {source}: it would be replaced. Give another path."
+                raise UsageError(msg)
+        check_destination(path, option)
+    for option, path in (folders or {}).items():
+        if path is not None:
+            check_folder(path, option)
+
+
+def _same_file(source: str | None, path: str) -> bool:
+    """Whether ``path`` is the local file ``source`` (under another name or through a link)."""
+    if source is None or not os.path.isfile(source) or not os.path.exists(path):
+        return False
+    return os.path.samefile(source, path)
 
 
 def _storage_option(text: str) -> tuple[str, str]:
@@ -249,8 +340,8 @@ def _first_ids(ids: Sequence[str], n: int = 3) -> str:
 
 
 def _query_ids(frame: pl.LazyFrame) -> list[str]:
-    ids = frame.select(pl.col("query_id").cast(pl.String)).unique().collect()["query_id"]
-    return sorted(ids.drop_nulls().to_list())
+    ids = frame.select(pl.col("query_id")).unique().collect()["query_id"]
+    return sorted(printable_ids(ids).drop_nulls().to_list())
 
 
 def _check_common_queries(

@@ -22,8 +22,10 @@ from rankframe._cli.common import (
     PROG,
     UsageError,
     _add_run_options,
+    _check_outputs,
     _fail_without_common_queries,
     _files_in_measures_hint,
+    _int_in,
     _output_format,
     _run_names,
     _some_run_empty,
@@ -35,6 +37,12 @@ from rankframe._cli.writers import _emit
 COMPARE_FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 #: The extensions of ``-o PATH`` that ``compare`` writes, and the format each implies.
 COMPARE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in COMPARE_FORMATS}
+#: The most resamples of ``--permutations`` and ``--bootstrap``: p-values to 1e-8; more only
+#: take longer (each resample is a pass over the queries).
+MAX_RESAMPLES = 100_000_000
+_digits = _int_in(0, 17, " (a float64 holds 17 significant digits)")
+_resamples = _int_in(1, MAX_RESAMPLES, " (p-values to 1e-8; more only take longer)")
+_seed = _int_in(0, None, " (the seed of the resampling tests)")
 
 
 def _baseline_name(baseline: str | None, names: dict[str, str]) -> str | None:
@@ -64,6 +72,10 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     names = _run_names(runs)
     baseline = _baseline_name(args.baseline, names)
     storage = _storage_options(args.storage_options)
+    # before the evaluation and the tests, not after them
+    _check_outputs(
+        {"-o": args.output, "--html": args.html}, {"--figures": args.figures}, inputs=args.inputs
+    )
     with _warnings_to_stderr() as caught:
         result = compare(
             qrels, names, args.measures or list(DEFAULT_MEASURES), baseline=baseline,
@@ -142,12 +154,13 @@ def add_compare_parser(subparsers: Any) -> None:
     cp.add_argument("--confidence", type=float, default=0.95,
                     help="confidence level of the intervals (default 0.95)")
     cp.add_argument("--by", nargs="+", metavar="COLUMN", help="compare within breakdown groups")
-    cp.add_argument("--permutations", type=int, default=10_000, metavar="B",
+    cp.add_argument("--permutations", type=_resamples, default=10_000, metavar="B",
                     help="random sign flips of the permutation test (default 10000)")
-    cp.add_argument("--bootstrap", type=int, default=10_000, metavar="B",
+    cp.add_argument("--bootstrap", type=_resamples, default=10_000, metavar="B",
                     help="resamples of the bootstrap test (default 10000)")
-    cp.add_argument("--seed", type=int, default=0, help="seed of the resampling tests (default 0)")
-    cp.add_argument("--digits", type=int, default=4, help="digits shown in tables (default 4)")
+    cp.add_argument("--seed", type=_seed, default=0, help="seed of the resampling tests (default 0)")
+    cp.add_argument("--digits", type=_digits, default=4,
+                    help="digits shown in tables, 0 to 17 (default 4)")
     cp.add_argument("-f", "--format", choices=COMPARE_FORMATS, default=None,
                     help="output format (default: the extension of -o, else table)")
     cp.add_argument(

@@ -21,10 +21,11 @@ from rankframe._cli.common import (
     PROG,
     UsageError,
     _add_run_options,
+    _check_outputs,
     _fail_without_common_queries,
     _files_in_measures_hint,
+    _int_in,
     _output_format,
-    _positive_int,
     _run_names,
     _some_run_empty,
     _storage_options,
@@ -37,16 +38,46 @@ from rankframe._measures._names import parse_measures
 
 #: The extensions of ``-o PATH`` that ``evaluate`` writes, and the format each implies.
 EVALUATE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in WRITERS}
+#: The most partitions ``--partitions N`` takes: each one reads the inputs once ('auto' takes
+#: up to 256), so more only takes longer.
+MAX_PARTITIONS = 65_536
+#: The options that ``--engine duckdb`` does not implement: the flag of each, by its ``dest``.
+_NOT_IN_DUCKDB = {
+    "ties": "--ties", "score_dtype": "--score-dtype", "target": "--target", "prefs": "--prefs",
+    "partitions": "--partitions",
+}
 
 
 def _partitions_arg(text: str) -> int | str:
     if text in ("files", "auto"):
         return text
     try:
-        return _positive_int(text)
+        return _int_in(1, MAX_PARTITIONS)(text)
     except argparse.ArgumentTypeError:
-        msg = f"expected an int >= 1, 'auto' or 'files', got {text!r}"
+        msg = (
+            f"expected an int >= 1, 'auto' or 'files', got {text!r} (at most {MAX_PARTITIONS:,}: "
+            "each partition reads the inputs once)"
+        )
         raise argparse.ArgumentTypeError(msg) from None
+
+
+def _check_engine(args: argparse.Namespace) -> None:
+    """A usage error for the options that ``--engine duckdb`` does not implement."""
+    if args.engine != "duckdb":
+        return
+    from rankframe._engine.in_duckdb import UNSUPPORTED
+
+    given = [
+        f"{flag} {getattr(args, dest)}" for dest, flag in _NOT_IN_DUCKDB.items()
+        if getattr(args, dest) != UNSUPPORTED[dest]
+    ]
+    if given:
+        msg = (
+            f"--engine duckdb does not implement {', '.join(given)}: leave "
+            f"{'it' if len(given) == 1 else 'them'} out, or evaluate with the default engine "
+            "(--engine polars)."
+        )
+        raise UsageError(msg)
 
 
 def _cmd_evaluate(args: argparse.Namespace) -> int:
@@ -68,6 +99,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     if fmt in BINARY_FORMATS and args.output in (None, "-"):
         msg = f"--format {fmt} writes a binary file: give its path with -o PATH."
         raise UsageError(msg)
+    _check_engine(args)
     wanted = args.measures or list(DEFAULT_MEASURES)
     parsed = parse_measures(wanted)
     measures = [m for m in parsed if m.DTYPE == pl.Float64]
@@ -80,6 +112,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
     qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
     names = _run_names(runs)
     storage = _storage_options(args.storage_options)
+    _check_outputs({"-o": args.output}, inputs=[*args.inputs, args.prefs])  # before the evaluation
     with _warnings_to_stderr() as caught:
         frame = evaluate(
             qrels, names, wanted, per_query=args.per_query, by=args.by,

@@ -13,13 +13,14 @@ Exit status: 0 on success, 1 for an input error (a malformed file), 2 for a usag
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from rankframe._cli.common import PROG, UsageError, _positive_int
+from rankframe._cli.common import PROG, UsageError, _check_outputs, _float_in, _int_in, _positive_int
 from rankframe._io.atomic import write_atomic
 
 _TRAINABLE = ("pointwise", "hinge", "exponential", "ranknet", "lambdarank", "structured")
@@ -36,6 +37,37 @@ def _fraction(text: str) -> float:
         msg = f"expected a fraction strictly between 0 and 1, got {text!r}"
         raise argparse.ArgumentTypeError(msg)
     return value
+
+
+_learning_rate = _float_in(0.0, above=True, why=" (a learning rate)")
+_penalty = _float_in(0.0, why=" (an L2 penalty)")
+_seed = _int_in(0, None, " (the seed of the split and of training)")
+#: The input files of ``learn`` and the option (or argument) that names each.
+_INPUTS = {"data": "DATA", "query_file": "--query-file", "test": "--test", "validation": "--validation"}
+
+
+def _check_inputs(args: argparse.Namespace) -> None:
+    """A usage error for an input that is a folder, an input error for one that may not be read."""
+    from rankframe._errors import InputError
+
+    for dest, option in _INPUTS.items():
+        path = getattr(args, dest)
+        if path is None:
+            continue
+        if os.path.isdir(path):
+            msg = f"{option} {path!r} is a folder: give a LETOR/SVMlight file."
+            raise UsageError(msg)
+        try:
+            with open(path, "rb"):  # noqa: PTH123 - readable, before training
+                pass
+        except PermissionError as err:
+            msg = (
+                f"Cannot read {option} {path!r}: {err.strerror}. Check the permissions of the file "
+                "and its folders, or run as a user who may read it."
+            )
+            raise InputError(msg) from None
+        except OSError:  # missing: the reader says so in its words
+            pass
 
 
 def _splits(args: argparse.Namespace) -> tuple[Any, Any, Any]:
@@ -88,6 +120,9 @@ def _cmd_learn(args: argparse.Namespace) -> int:
         if args.baseline is not None and args.baseline not in args.losses:
             msg = f"--baseline {args.baseline} is not one of --losses {' '.join(args.losses)}"
             raise UsageError(msg)
+        _check_inputs(args)
+        inputs = [getattr(args, dest) for dest in _INPUTS]
+        _check_outputs({"-o": args.output}, inputs=inputs)  # before training, not after it
         train, valid, test = _splits(args)
         configs = [Config(lr, l2, args.epochs) for lr in args.lr for l2 in args.l2]
         progress = (lambda line: print(line, file=sys.stderr)) if args.verbose else None
@@ -121,8 +156,12 @@ def _cmd_learn(args: argparse.Namespace) -> int:
                     f"({report.measure})"
             text += f"\n{title}:\n\n" if markdown else f"\n# {title}\n"
             text += _table_text(tests, markdown=markdown) + "\n"
-    if args.output and args.output != "-":
-        write_atomic(args.output, text)
+    if args.output is not None and args.output != "-":
+        try:
+            write_atomic(args.output, text, "-o")
+        except RankframeError as err:  # a full disk
+            print(f"{PROG}: {err}", file=sys.stderr)
+            return 1
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -176,15 +215,17 @@ def add_learn_parser(subparsers: Any) -> None:
                    help="selection measure, higher is better (default nDCG@10)")
     p.add_argument("--extra-measures", nargs="*", default=["AP"], metavar="M",
                    help="further measures to report (default AP)")
-    p.add_argument("--lr", nargs="+", type=float, default=[0.003, 0.03], help="learning rates of the grid")
-    p.add_argument("--l2", nargs="+", type=float, default=[0.0, 0.1], help="L2 penalties of the grid")
+    p.add_argument("--lr", nargs="+", type=_learning_rate, default=[0.003, 0.03],
+                   help="learning rates of the grid (> 0)")
+    p.add_argument("--l2", nargs="+", type=_penalty, default=[0.0, 0.1],
+                   help="L2 penalties of the grid (>= 0)")
     p.add_argument("--epochs", type=_positive_int, default=40, help="maximum epochs per fit (default 40)")
     p.add_argument("--batch-queries", type=_positive_int, default=8,
                    help="queries per mini-batch (default 8)")
     p.add_argument("--patience", type=_positive_int, default=8,
                    help="early-stopping patience in epochs (default 8)")
     p.add_argument("--no-early-stopping", action="store_true", help="train every fit for all its epochs")
-    p.add_argument("--seed", type=int, default=0, help="seed of the split and of training (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="seed of the split and of training (default 0)")
     p.add_argument("--baseline", choices=_TRAINABLE, default=None,
                    help="loss the others are t-tested against (default pointwise, when trained)")
     p.add_argument("--format", choices=("table", "markdown", "csv"), default="table", help="output format")

@@ -24,8 +24,9 @@ Measure names are parsed by the library's parser and the list of measures comes 
 registry. ``evaluate`` and ``compare`` share their options and defaults (nDCG@10 without ``-m``,
 as the library), take the output format from the extension of ``-o PATH`` unless ``-f`` names
 it, and stop with an input error when the qrels and a run have no query in common. Usage errors
-exit with status 2, input errors print ``rankframe: <message>`` and exit with status 1; neither
-prints a traceback.
+exit with status 2, input errors (and outputs that cannot be written) print
+``rankframe: <message>`` and exit with status 1; neither prints a traceback. The environment
+variables that would end in one are checked first (:func:`_check_environment`).
 """
 
 from __future__ import annotations
@@ -69,6 +70,21 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 # ----------------------------------------------------------------------------- entry point
+def _check_environment() -> str | None:
+    """What is wrong with the environment variables the command depends on (None: nothing).
+
+    ``POLARS_MAX_THREADS=0`` makes Polars panic at its first query (a traceback); any value
+    that is not a positive int is refused here, naming the variable and the fix.
+    """
+    threads = os.environ.get("POLARS_MAX_THREADS")
+    if threads is not None and not (threads.isascii() and threads.isdigit() and int(threads) >= 1):
+        return (
+            f"the environment variable POLARS_MAX_THREADS must be a number of threads >= 1. "
+            f"Got {threads!r}: unset it (Polars then uses every core) or set it to 1 or more."
+        )
+    return None
+
+
 def _exit_code(exc: SystemExit) -> int:
     if exc.code is None:
         return 0
@@ -95,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _exit_code(exc)
     if args.command is None:
         parser.print_help(sys.stderr)
+        return 2
+    problem = _check_environment()
+    if problem is not None:
+        print(f"{PROG}: {problem}", file=sys.stderr)
         return 2
     try:
         return int(args.func(args))

@@ -11,8 +11,10 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe._cli.common import DEFAULT_MEASURES, PROG, UsageError, _positive_int
+from rankframe._cli.common import DEFAULT_MEASURES, PROG, UsageError, _check_outputs, _positive_int
 from rankframe._cli.writers import _emit
+from rankframe._errors import InputError
+from rankframe._sql.dialects import table
 from rankframe.sql import DIALECTS, checks, query
 
 
@@ -30,7 +32,18 @@ def _mapping(pairs: list[str] | None, option: str) -> dict[str, str] | None:
     return out
 
 
+def _tables(args: argparse.Namespace) -> None:
+    """A usage error naming the option when a table is not one in the dialect's syntax."""
+    for option, spelling in (("--qrels-table", args.qrels_table), ("--run-table", args.run_table)):
+        try:
+            table(spelling, args.dialect, option)
+        except InputError as err:
+            raise UsageError(str(err)) from None
+
+
 def _cmd_sql(args: argparse.Namespace) -> int:
+    _tables(args)
+    _check_outputs({"-o": args.output})
     tables = {
         "qrels": args.qrels_table, "run": args.run_table, "dialect": args.dialect,
         "by": args.by or (), "qrels_by": args.qrels_by or (),
@@ -80,9 +93,13 @@ def add_sql_parser(subparsers: Any) -> None:
     )
     p.add_argument("--dialect", choices=DIALECTS, default="duckdb", help="the SQL dialect (default duckdb)")
     p.add_argument(
-        "--qrels-table", default="qrels", metavar="T", help="table, view or (subquery) of the judgments",
+        "--qrels-table", default="qrels", metavar="T",
+        help="table, view or (subquery) of the judgments, in the dialect's own syntax",
     )
-    p.add_argument("--run-table", default="run", metavar="T", help="table, view or (subquery) of the run")
+    p.add_argument(
+        "--run-table", default="run", metavar="T",
+        help="table, view or (subquery) of the run, in the dialect's own syntax",
+    )
     p.add_argument(
         "-q", "--per-query", dest="per_query", action="store_true",
         help="one row per query and measure instead of aggregates",

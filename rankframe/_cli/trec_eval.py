@@ -16,6 +16,9 @@ from typing import Any
 
 from rankframe._cli.common import UsageError, _add_semantics, _warnings_to_stderr
 from rankframe._cli.writers import _emit
+from rankframe._errors import InputError
+from rankframe._io.atomic import write_errors
+from rankframe._io.trec_text import read_unsized
 from rankframe._trec_eval.driver import REL_FORMATS, RESULTS_FORMATS, trec_eval
 from rankframe._trec_eval.selection import PREFS_NICKNAMES, TREC_NICKNAMES
 
@@ -36,13 +39,19 @@ def _cmd_trec_eval(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory() as tmp, _warnings_to_stderr():
         if run == "-":  # trec_eval reads the results from stdin
             run = os.path.join(tmp, "stdin")
-            Path(run).write_bytes(sys.stdin.buffer.read())
-        text = trec_eval(
-            args.qrels, run, args.measures or (), per_query=args.query > 0,
-            summary=args.summary, complete=args.complete > 0, depth=args.depth,
-            relevance_level=args.relevance_level, judged_only=args.judged_only > 0,
-            num_docs=args.num_docs, rel_format=args.rel_format, zscores=args.zscores,
-        )
+            with write_errors(run, "the copy of standard input; TMPDIR chooses its folder"):
+                Path(run).write_bytes(read_unsized(sys.stdin.buffer, "standard input (-)", "run"))
+        try:
+            text = trec_eval(
+                args.qrels, run, args.measures or (), per_query=args.query > 0,
+                summary=args.summary, complete=args.complete > 0, depth=args.depth,
+                relevance_level=args.relevance_level, judged_only=args.judged_only > 0,
+                num_docs=args.num_docs, rel_format=args.rel_format, zscores=args.zscores,
+            )
+        except InputError as err:  # name standard input, not the copy of it
+            if run == args.run:
+                raise
+            raise InputError(str(err).replace(run, "standard input (-)")) from None
     _emit(text, None)
     return 0
 

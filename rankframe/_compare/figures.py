@@ -18,7 +18,7 @@ from rankframe._compare.plots import (
     _mpl,
     _pr_figure,
 )
-from rankframe._io.atomic import atomic_path
+from rankframe._io.atomic import atomic_path, check_folder
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -176,6 +176,7 @@ def save_figures(
     """
     formats = [formats] if isinstance(formats, str) else list(formats)
     out_dir = Path(directory)
+    check_folder(out_dir)  # a file in the way, a read-only folder: OutputError naming it
     out_dir.mkdir(parents=True, exist_ok=True)
     paths: list[Path] = []
     used: set[str] = set()

@@ -9,6 +9,7 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
+from rankframe._io.columns import printable_ids
 
 
 def _as_by(by: str | Sequence[str]) -> list[str]:
@@ -26,7 +27,11 @@ def _require(df: pl.DataFrame, name: str, columns: Iterable[str]) -> None:
 
 
 def _strings(df: pl.DataFrame, columns: Iterable[str]) -> pl.DataFrame:
-    casts = [pl.col(c).cast(pl.String) for c in columns if c in df.columns]
+    """These columns as text: ids of bytes (Binary) one to one, through :func:`printable_ids`."""
+    casts = [
+        printable_ids(df[c]) if df.schema[c] == pl.Binary else pl.col(c).cast(pl.String)
+        for c in columns if c in df.columns
+    ]
     return df.with_columns(casts) if casts else df
 
 

@@ -14,7 +14,7 @@ from rankframe._engine.options import (
     Q,
     S,
 )
-from rankframe._errors import InputError, at
+from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import LINE, own_columns
 
 if TYPE_CHECKING:
@@ -35,7 +35,7 @@ def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> tuple[d
 
 def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataType) -> InputError:
     kind = {S: "scores must be numbers", REL: "grades must be integers"}.get(
-        col, "ids must be strings or integers"
+        col, "ids must be strings, bytes or integers"
     )
     target = {S: pl.Float64, REL: pl.Int64}.get(col, pl.String)
     detail = ""
@@ -46,7 +46,7 @@ def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataT
             return InputError.unreadable(role, where, exc)
         if row is not None:
             place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
-            detail = f" First value that is not a number: {row[col]!r}{place}."
+            detail = f" First value that is not a number: {quote(row[col])}{place}."
         elif not values:
             detail = (
                 " The column holds no value (no data rows, or only nulls), so its type could not "
@@ -73,7 +73,7 @@ def _check_dtypes(lf: pl.LazyFrame, role: str, where: str) -> pl.LazyFrame:
         dt = schema[col]
         if isinstance(dt, pl.Categorical | pl.Enum):
             casts.append(pl.col(col).cast(pl.String))
-        elif not (dt == pl.String or dt.is_integer()):
+        elif not (dt in (pl.String, pl.Binary) or dt.is_integer()):
             raise _wrong_dtype(lf, role, where, col, dt)
     if S in schema and not (schema[S].is_numeric() and schema[S] != pl.Boolean):
         raise _wrong_dtype(lf, role, where, S, schema[S])
@@ -87,17 +87,17 @@ def _check_dtypes(lf: pl.LazyFrame, role: str, where: str) -> pl.LazyFrame:
 def _place(row: Mapping[str, Any], where: str, sources: Mapping[str, str], column: str) -> str:
     """Where a bad row is: the file and line for text inputs, else the source and the column."""
     if "run" in row and row["run"] in sources:
-        where = f"{sources[row['run']]} (run {row['run']!r})"
+        where = f"{sources[row['run']]} (run {quote(row['run'])})"
     if row.get(LINE) is not None:
         return at(where, row[LINE])
     return f"{where}, column {column!r}"
 
 
 def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
-    ids = f"query {row[Q]!r}, doc {row[D]!r}"
+    ids = f"query {quote(row[Q])}, doc {quote(row[D])}"
     for col, what in ((Q, "query id"), (D, "doc id")):
         if row[col] is None:
-            other = f"doc {row[D]!r}" if col == Q else f"query {row[Q]!r}"
+            other = f"doc {quote(row[D])}" if col == Q else f"query {quote(row[Q])}"
             return (
                 f"{place}: the {what} is null ({other}). Ids must not be null; drop such rows "
                 "first, e.g. df.drop_nulls(['query_id', 'doc_id'])."
@@ -113,21 +113,21 @@ def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
             "(in a judged frame a null score means 'not retrieved')."
         )
     return (
-        f"{place}: the score of {ids} is {row[S]!r}, which is not a finite number, so the "
+        f"{place}: the score of {ids} is {quote(row[S])}, which is not a finite number, so the "
         "ranking is undefined. Replace it (e.g. pl.col('score').fill_nan(...)) or drop the row."
     )
 
 
 def _fractional_message(row: Mapping[str, Any], place: str) -> str:
-    grade = row[REL]
+    grade, pair = row[REL], f"({quote(row[Q])}, {quote(row[D])})"
     if isinstance(grade, int) or (math.isfinite(grade) and grade == round(grade)):
         return (
-            f"{place}: the relevance grade {grade!r} of ({row[Q]!r}, {row[D]!r}) is too large: "
+            f"{place}: the relevance grade {quote(grade)} of {pair} is too large: "
             "grades are 64-bit integers (Int64). Check the column (a score or an id?) or map the "
             "grades first."
         )
     return (
-        f"{place}: the relevance grade {grade!r} of ({row[Q]!r}, {row[D]!r}) is not an "
+        f"{place}: the relevance grade {quote(grade)} of {pair} is not an "
         "integer. Grades must be integers; round or map them first "
         "(pl.col('relevance').round().cast(pl.Int64))."
     )
@@ -136,11 +136,11 @@ def _fractional_message(row: Mapping[str, Any], place: str) -> str:
 def _duplicates_message(frame: pl.DataFrame, where: str, sources: Mapping[str, str], role: str) -> str:
     first = frame.row(0, named=True)
     if "run" in first and first["run"] in sources:
-        where = f"{sources[first['run']]} (run {first['run']!r})"
+        where = f"{sources[first['run']]} (run {quote(first['run'])})"
     parts = []
     for r in frame.iter_rows(named=True):
         lines = f" (lines {', '.join(map(str, r[LINE]))})" if r.get(LINE) is not None else ""
-        parts.append(f"({r[Q]!r}, {r[D]!r}) x{r['_n']}{lines}")
+        parts.append(f"({quote(r[Q])}, {quote(r[D])}) x{r['_n']}{lines}")
     col = "score" if role == "run" else "relevance"
     return (
         f"{where}: duplicate (query, doc) rows in the {role}: {'; '.join(parts)}. trec_eval refuses "
@@ -255,8 +255,8 @@ def _validate(prep: Prepared) -> None:
         if target is not None and col == S and row[S] is not None and math.isfinite(row[S]):
             place = _place(row, prep.run_where, prep.run_sources, target)
             msg = (
-                f"{place}: the target {target!r} of query {row[Q]!r}, doc {row[D]!r} is "
-                f"{row[target]!r}, not a finite number. Every ranked row needs a target value; "
+                f"{place}: the target {target!r} of query {quote(row[Q])}, doc {quote(row[D])} is "
+                f"{quote(row[target])}, not a finite number. Every ranked row needs a target value; "
                 f"fill or drop such rows (pl.col({target!r}).fill_null(...))."
             )
             raise InputError(msg)

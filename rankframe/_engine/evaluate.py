@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
+from rankframe._engine import memory
 from rankframe._engine.collect import _long, aggregate, per_query_wide
+from rankframe._engine.memory_guard import check_text, converts_memory_error
 from rankframe._engine.options import (
     Prepared,
     Q,
@@ -17,14 +19,19 @@ from rankframe._engine.options import (
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 from rankframe._errors import warn
-from rankframe._io.atomic import atomic_path
+from rankframe._io import trec_text
+from rankframe._io.atomic import atomic_path, check_destination
 from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._io.storage import require_local_files, with_storage
 
 if TYPE_CHECKING:
     from rankframe._io.columns import Source
 
+# text inputs are parsed whole: the readers ask the memory plan first (they cannot import it)
+trec_text.before_parse = check_text
 
+
+@converts_memory_error
 def evaluate(
     qrels: Source | None = None,
     run: Source | None = None,
@@ -132,7 +139,9 @@ def evaluate(
     output
         A Parquet file to write the per-query values to as they are computed, in the
         ``per_query=True`` layout (with ``partitions``, rows are grouped by partition and
-        sorted within each).
+        sorted within each). Checked before the evaluation starts (its folder exists and takes
+        a file; else :class:`rankframe.OutputError`); written atomically, keeping an existing
+        file's mode and a symbolic link.
     qrels_columns, run_columns
         Column mappings, e.g. ``{"query_id": "qid", "score": "sim"}``.
     engine
@@ -189,7 +198,10 @@ def evaluate(
     │ RR      ┆ 0.75  │
     └─────────┴───────┘
     """
+    memory.user_limit()  # a malformed RANKFRAME_MEMORY_LIMIT is refused before anything is read
     # paths in object storage carry their storage options from here on (rankframe._io.storage)
+    if output is not None:  # a missing or read-only folder is said now, not after the evaluation
+        check_destination(output)
     qrels, run, judged, prefs = (with_storage(x, storage_options) for x in (qrels, run, judged, prefs))
     if partitions == "files":
         require_local_files(run)
@@ -276,18 +288,20 @@ def _memory_plan(
     """``partitions`` as the plan takes it (None: one plan), and a note for ``progress``.
 
     ``"auto"`` chooses from the estimated working set and the memory available
-    (:mod:`rankframe._engine.memory`); an explicit one plan is checked with a warning.
+    (:mod:`rankframe._engine.memory`); an explicit number of partitions (one plan too) is
+    checked with a warning.
     """
-    from rankframe._engine import memory
+    from rankframe._engine.partition import is_count
 
     if partitions == "auto":
         n, note = memory.partitions_for(prep, runs)
         return (None if n == 1 else n), note
-    if partitions is None or partitions == 1:
-        warning = memory.unlikely_to_fit(prep, 1)
+    if partitions is None or partitions == 1 or is_count(partitions):
+        n = 1 if partitions is None or partitions == 1 else int(partitions)
+        warning = memory.unlikely_to_fit(prep, n)
         if warning is not None:
             warn(warning, ResourceWarning)
-        return None, None
+        return (None if n == 1 else n), None
     return partitions, None
 
 
@@ -312,6 +326,7 @@ def _other_engine(
     return evaluate_duckdb(*args, **kwargs)
 
 
+@converts_memory_error
 def explain(
     qrels: Source | None,
     run: Source,

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from rankframe._engine.memory_guard import converts_memory_error
 from rankframe._engine.options import RANK, REL, D, Q, S
 from rankframe._engine.prepare import _qrels_keys, prepare
 from rankframe._engine.rank import ranked_join
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from rankframe._io.columns import Source
 
 
+@converts_memory_error
 def judged_frame(
     qrels: Source,
     run: Source,

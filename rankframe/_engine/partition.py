@@ -35,7 +35,7 @@ import polars as pl
 from rankframe._engine.collect import _evaluated, _long, _raw_wide, _warn_coverage, report_progress
 from rankframe._engine.options import Q
 from rankframe._errors import InputError
-from rankframe._io.atomic import atomic_path
+from rankframe._io.atomic import atomic_path, write_errors
 
 if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
@@ -118,7 +118,8 @@ def _file_parts(
     qrels = prep.qrels.join(owner.lazy(), on=Q, how="left").with_columns(
         pl.col(_PART).fill_null(-1)
     )
-    qrels.sink_parquet(pl.PartitionBy(tmp, key=_PART, include_key=False), mkdir=True)
+    with write_errors(tmp, "the partitions' scratch folder: TMPDIR chooses where it is"):
+        qrels.sink_parquet(pl.PartitionBy(tmp, key=_PART, include_key=False), mkdir=True)
     empty = prep.qrels.head(0).collect()
 
     def split_qrels(i: int) -> pl.LazyFrame:

@@ -21,7 +21,7 @@ import polars as pl
 
 from rankframe._engine.combine import _combine, _uses_partials
 from rankframe._engine.hits import hits_level, hits_plan
-from rankframe._engine.memory import address_limited
+from rankframe._engine.memory import reservations_refused
 from rankframe._engine.options import (
     BAD_QRELS,
     BAD_RUN,
@@ -60,16 +60,6 @@ def keeps_every_row(
     if len(qrels_keys or []) == len(keys):
         return True
     return measures is not None and hits_level(measures, opts, pairs) is not None
-
-
-def longest_query(
-    run: pl.LazyFrame, qrels: pl.LazyFrame, keys: list[str], qrels_keys: list[str] | None
-) -> int:
-    """A bound on any query's items: its most run rows plus its most judgments (collected)."""
-    run_rows = run.group_by([*keys, Q]).len().select(pl.col("len").max())
-    judged = qrels.group_by([*(qrels_keys or []), Q]).len().select(pl.col("len").max())
-    found = pl.collect_all([run_rows, judged])
-    return sum(int(f.item() or 0) for f in found)
 
 
 def per_query_plan(
@@ -137,15 +127,12 @@ def per_query_plan(
         levels = target_levels(run, qrels, opts)
     partials: dict[str, pl.Expr] = {}
     derived: dict[str, pl.Expr] = {}
-    # under an address-space limit, the rolling windows of the measures that compare rankings
-    # are bounded by the longest query (two small scans): unbounded, Polars reserves 96 GiB
-    # of address space for each query
-    longest = None
-    if address_limited() and any(m.COMPARES_RANKINGS for m in measures):
-        longest = longest_query(run, qrels, keys, qrels_keys)
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
-        average_ties=average, partials=partials, derived_columns=derived, longest=longest,
+        average_ties=average, partials=partials, derived_columns=derived,
+        # the rolling ranks of the measures comparing rankings reserve their window unless that
+        # is refused (an address-space limit): then a window of positions, 20% slower
+        reserve=not reservations_refused(),
         target=pl.col(TARGET) if opts.target is not None else None,
         score=pl.col("_score") if average else None, levels=levels,
         pref_counts=None if pairs is None else (pl.col(PC), pl.col(PD), pl.col(PT)),

@@ -13,7 +13,7 @@ from rankframe._engine.checks import _check_dtypes, _check_target, _validate
 from rankframe._engine.options import REL, D, Options, Prepared, Q, S
 from rankframe._engine.pairs import preference_pairs
 from rankframe._errors import InputError
-from rankframe._io.columns import Source, describe, own_columns
+from rankframe._io.columns import Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._measures import Measure
@@ -74,10 +74,13 @@ def _runs_input(
 
 
 def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
-    """Give ids one dtype in every frame: Int64 if all are integers, else String.
+    """Give ids one dtype in every frame: Int64 if all are integers, Binary if any holds bytes, else String.
 
     Integers stay integers (faster to rank and join); a String on any side turns the others'
-    integers into their decimal text, which is also what trec_eval compares.
+    integers into their decimal text, which is also what trec_eval compares. Ids read as
+    bytes (Binary: a TREC file that is not UTF-8, a Parquet binary column) make the others'
+    ids bytes too: text as its UTF-8 bytes, integers as the bytes of their decimal text, so
+    that equal bytes match, as in trec_eval.
     """
     schemas = [f.collect_schema() for f in frames]
     out = list(frames)
@@ -86,9 +89,9 @@ def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
         if len(set(dtypes)) <= 1:
             continue
         ints = all(dt.is_integer() for dt in dtypes) and pl.UInt64 not in dtypes
-        target = pl.Int64 if ints else pl.String
+        target = pl.Int64 if ints else pl.Binary if pl.Binary in dtypes else pl.String
         out = [
-            f.with_columns(pl.col(col).cast(target)) if col in s and s[col] != target else f
+            f.with_columns(cast_id(col, s[col], target)) if col in s and s[col] != target else f
             for f, s in zip(out, schemas, strict=True)
         ]
     return tuple(out)
@@ -165,6 +168,12 @@ def prepare(
         msg = f"by=... takes a list of column names, e.g. by=[{by!r}]. Got {by!r} (str)."
         raise InputError(msg)
     for col in by or ():
+        if col in (Q, D, S, REL, "measure", "value"):  # as rankframe.sql says
+            msg = (
+                f"The breakdown column {col!r} (by=...) is a column of the result or of the "
+                "evaluation; breakdowns are other columns of the run, such as 'locale'."
+            )
+            raise InputError(msg)
         if col not in names:
             msg = (
                 f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "

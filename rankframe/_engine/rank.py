@@ -59,8 +59,8 @@ def doc_hash(doc: pl.Expr) -> pl.Expr:
 
 
 def tie_key(doc: pl.Expr, dtype: pl.DataType) -> pl.Expr:
-    """The tie-break key: the doc id as trec_eval compares it (byte order of its text)."""
-    if dtype == pl.String:
+    """The tie-break key: the doc id as trec_eval compares it (byte order of its text or bytes)."""
+    if dtype in (pl.String, pl.Binary):
         return doc
     return doc.cast(pl.String)
 

@@ -30,6 +30,68 @@ TREC_RUN_COLS = (Q, "iteration", D, "rank", S, "run_tag")
 Source = Any  # str | os.PathLike | pl.DataFrame | pl.LazyFrame | pa.Table | pd.DataFrame
 
 
+def id_text(value: object) -> str:
+    r"""An id as text to print: bytes that are not UTF-8 as lone surrogates (PEP 383).
+
+    Ids read as bytes (a TREC file that is not UTF-8) print as their own bytes, as trec_eval
+    prints them: ``id_text(b"q\xe9")`` is ``"q\udce9"``, which
+    ``.encode("utf-8", "surrogateescape")`` turns back into ``b"q\xe9"`` (the CLI writes it so).
+    Valid UTF-8 bytes print as their text; other values as ``str(value)``.
+
+    Examples
+    --------
+    >>> id_text(b"q\xc3\xa9"), id_text(b"q\xe9"), id_text(7)
+    ('qé', 'q\udce9', '7')
+    """
+    if isinstance(value, bytes | bytearray | memoryview):
+        return bytes(value).decode("utf-8", errors="surrogateescape")
+    return str(value)
+
+
+def id_order(col: pl.Expr, dtype: pl.DataType) -> pl.Expr:
+    """The id as trec_eval compares ids (``strcmp``): its text, or its bytes, in byte order.
+
+    Integer ids compare as their decimal text (``"10"`` before ``"9"``).
+    """
+    return col if dtype in (pl.String, pl.Binary) else col.cast(pl.String)
+
+
+def printable_ids(ids: pl.Series) -> pl.Series:
+    r"""Ids as text to show (labels, report tables): bytes that are not UTF-8 as ``\xNN``.
+
+    For a Binary series only, and one to one: backslashes are doubled first, so that the id
+    ``b"q\xe9"`` shows as ``q\xe9`` and the text ``q\xe9`` as ``q\\xe9``. Other series are
+    cast to String.
+
+    Examples
+    --------
+    >>> printable_ids(pl.Series([b"q\xe9", b"q\\xe9", b"q1"])).to_list()
+    ['q\\xe9', 'q\\\\xe9', 'q1']
+    """
+    if ids.dtype != pl.Binary:
+        return ids.cast(pl.String)
+    return pl.Series(ids.name, [
+        None if v is None else v.replace(b"\\", b"\\\\").decode("utf-8", errors="backslashreplace")
+        for v in ids.to_list()
+    ], dtype=pl.String)
+
+
+def text_dtype(*dtypes: pl.DataType) -> pl.DataType:
+    """The dtype that ids of these dtypes compare in as trec_eval compares them: Binary if any is."""
+    return pl.Binary() if pl.Binary in dtypes else pl.String()
+
+
+def cast_id(col: str, dtype: pl.DataType, target: pl.DataType) -> pl.Expr:
+    """The id column ``col`` (of ``dtype``) as ``target``: integers become bytes through their text.
+
+    Text becomes its UTF-8 bytes, so that equal bytes match (``"q1"`` and ``b"q1"``).
+    """
+    expr = pl.col(col)
+    if target == pl.Binary and dtype not in (pl.String, pl.Binary):
+        expr = expr.cast(pl.String)
+    return expr.cast(target)
+
+
 def _is_pathlike(source: Source) -> bool:
     return isinstance(source, str | os.PathLike)
 

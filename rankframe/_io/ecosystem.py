@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
-from rankframe._errors import InputError
+from rankframe._errors import InputError, quote
 from rankframe._io.columns import REL, D, Q, S
 
 #: The value column of each kind of nested dict: ``{query: {doc: value}}``.
@@ -84,13 +84,27 @@ def _fields(item: Any) -> tuple[str, ...] | None:
 
 
 def _ids(values: list[Any], role: str, where: str) -> pl.Series:
-    """Ids keep their type when all share it (integers stay integers); mixed ones become text."""
+    r"""Ids keep their type when all share it (integers stay integers); mixed ones become text.
+
+    Mixed with bytes (``{b"q\xe9": ...}``), they become bytes: text as its UTF-8 bytes,
+    numbers as the bytes of their text, so that ids stay distinct and equal bytes match.
+    """
     if not values:  # nothing to infer from: text ids, as trec_eval reads them
         return pl.Series(role, [], dtype=pl.String)
     try:
         return pl.Series(role, values, strict=True)
     except (TypeError, pl.exceptions.PolarsError):
+        if any(isinstance(v, bytes | bytearray) for v in values):
+            return pl.Series(role, [_as_bytes(v) for v in values], dtype=pl.Binary)
         return pl.Series(role, [None if v is None else str(v) for v in values], dtype=pl.String)
+
+
+def _as_bytes(value: Any) -> bytes | None:
+    if value is None or isinstance(value, bytes):
+        return value
+    if isinstance(value, bytearray):
+        return bytes(value)
+    return str(value).encode()
 
 
 def _value_dtype(column: str, values: list[Any]) -> pl.DataType | None:
@@ -123,8 +137,8 @@ def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str
     if bad is not None:
         query = queries[bisect_right(list(accumulate(counts)), bad)]
         msg = (
-            f"{where}: the {column} of document {docs[bad]!r} of query {query!r} is "
-            f"{values[bad]!r} ({type(values[bad]).__name__}); a {{query: {{doc: {column}}}}} "
+            f"{where}: the {column} of document {quote(docs[bad])} of query {quote(query)} is "
+            f"{quote(values[bad])} ({type(values[bad]).__name__}); a {{query: {{doc: {column}}}}} "
             "dict holds numbers."
         )
         raise InputError(msg)

@@ -14,7 +14,7 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._errors import InputError, at
+from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import LINE, TREC_QRELS_COLS, D, Q, _is_pathlike, describe
 from rankframe._io.readers import _to_lazy
 from rankframe._io.storage import suffixes
@@ -57,15 +57,16 @@ def _finite(df: pl.DataFrame, col: str, path: str, what: str) -> pl.DataFrame:
     if bad.height:
         row = bad.row(0, named=True)
         msg = (
-            f"{at(path, row[LINE])}: the {what} {row[col]!r} of query {row[Q]!r}, doc {row[D]!r} is "
-            "not a finite number, so the preferences it states are undefined. Fix the line."
+            f"{at(path, row[LINE])}: the {what} {quote(row[col])} of query {quote(row[Q])}, doc "
+            f"{quote(row[D])} is not a finite number, so the preferences it states are undefined. "
+            "Fix the line."
         )
         raise InputError(msg)
     return df
 
 
 def _check_table(lf: pl.LazyFrame, names: list[str], where: str) -> None:
-    """Refuse columns of the wrong type: a level must be a number, ids strings or integers."""
+    """Refuse columns of the wrong type: a level must be a number, ids strings, bytes or integers."""
     schema = lf.collect_schema()
     for col in (Q, JG, JSG, D, LEVEL):
         if col not in schema:
@@ -74,9 +75,9 @@ def _check_table(lf: pl.LazyFrame, names: list[str], where: str) -> None:
         if col == LEVEL:
             ok, kind = dt.is_numeric() or dt == pl.Boolean, "levels must be numbers"
         else:
-            ok, kind = dt == pl.String or dt.is_integer() or isinstance(dt, pl.Categorical | pl.Enum), (
-                "ids and groups must be strings or integers"
-            )
+            ok, kind = dt in (pl.String, pl.Binary) or dt.is_integer() or isinstance(
+                dt, pl.Categorical | pl.Enum
+            ), "ids and groups must be strings, bytes or integers"
         if ok:
             continue
         detail = ""
@@ -89,7 +90,7 @@ def _check_table(lf: pl.LazyFrame, names: list[str], where: str) -> None:
             if first.height:
                 row = first.row(0, named=True)
                 place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
-                detail = f" First value that is not a number: {row[col]!r}{place}."
+                detail = f" First value that is not a number: {quote(row[col])}{place}."
         msg = (
             f"The preferences column {col!r} in {where} has dtype {dt}; {kind}.{detail} Cast it or "
             f"map the right column first, e.g. pl.col({col!r}).cast(pl.Float64)."
@@ -136,7 +137,12 @@ def read_prefs_source(source: Any) -> pl.LazyFrame:
         )
         raise InputError(msg)
     _check_table(lf, names, where)
-    groups = [pl.col(c).cast(pl.String) if c in names else pl.lit("0").alias(c) for c in (JG, JSG)]
+    schema = lf.collect_schema()
+    groups = [
+        (pl.col(c) if schema[c] == pl.Binary else pl.col(c).cast(pl.String)) if c in names
+        else pl.lit("0").alias(c)
+        for c in (JG, JSG)
+    ]
     lf = lf.select(Q, *groups, D, LEVEL, *([LINE] if LINE in names else []))
     bad = _collect(lf.filter(
         pl.any_horizontal(pl.col(Q, JG, JSG, D).is_null())
@@ -147,7 +153,7 @@ def read_prefs_source(source: Any) -> pl.LazyFrame:
         col = next((c for c in (Q, JG, JSG, D) if row[c] is None), LEVEL)
         line = f", line {row[LINE]}" if row.get(LINE) is not None else ""
         msg = (
-            f"{where}{line}, column {col!r}: {row[col]!r} is not valid ({row!r}). Every "
+            f"{where}{line}, column {col!r}: {quote(row[col])} is not valid ({quote(row)}). Every "
             "preference needs a query, a document and a finite level; drop or fill such rows."
         )
         raise InputError(msg)

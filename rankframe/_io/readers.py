@@ -13,6 +13,7 @@ else.
 from __future__ import annotations
 
 import glob as globlib
+import gzip
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -50,7 +51,7 @@ from rankframe._io.storage import (
     suffixes,
     with_storage,
 )
-from rankframe._io.trec_text import read_trec_qrels, read_trec_run
+from rankframe._io.trec_text import is_utf8, is_utf8_file, latin1_bytes, read_trec_qrels, read_trec_run
 
 
 def _scan_csv(
@@ -64,9 +65,40 @@ def _scan_csv(
     }
     if storage_options is not None:
         options["storage_options"] = storage_options
+    local = scheme(path) is None and not any(c in path for c in "*?[")
+    if local and not compressed and os.path.isfile(path) and not is_utf8_file(path):
+        return _read_csv_bytes(path, options)
     if compressed:
-        return pl.read_csv(path, **options).lazy()
+        try:
+            return pl.read_csv(path, **options).lazy()
+        except pl.exceptions.ComputeError as exc:
+            if local and "utf-8" in str(exc).lower() and suffixes(path)[-1] == ".gz":
+                return _read_csv_bytes(path, options)
+            raise
     return pl.scan_csv(path, **options)
+
+
+def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.LazyFrame:
+    """A CSV/TSV file that is not UTF-8: its text columns keep their bytes where they are not UTF-8.
+
+    Polars reads UTF-8 only; the file is read as Latin-1 (one character per byte, the
+    separators and quotes unchanged), then each text column is given back its bytes: a column
+    holding bytes that are not UTF-8 becomes Binary (ids as trec_eval reads them), the
+    others stay String.
+    """
+    with open(path, "rb") as f:
+        data = f.read()
+    if path.endswith(".gz"):
+        data = gzip.decompress(data)
+    frame = pl.read_csv(data.decode("latin-1").encode(), **options)
+    columns = []
+    for name, dtype in frame.schema.items():
+        if dtype != pl.String:
+            continue
+        if frame[name].str.contains(r"[^\x00-\x7F]").any():
+            raw = latin1_bytes(frame[name])  # a line feed between values: no sequence spans two
+            columns.append(raw if not is_utf8(b"\n".join(raw.drop_nulls())) else raw.cast(pl.String))
+    return frame.with_columns(columns).lazy()
 
 
 def _scan_file(
@@ -154,7 +186,17 @@ def _scan_path(
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
             raise InputError(msg)
         return pl.scan_parquet(target, hive_partitioning=True), "parquet"
-    return _scan_file(path, kind, None) or _scan_text(path, kind, None)
+    found = _scan_file(path, kind, None)
+    if found is None:
+        return _scan_text(path, kind, None)
+    if not any(c in path for c in "*?[") and not os.path.isfile(path):
+        msg = (
+            f"The {kind} path {path!r} is not a regular file (a pipe, a device or a socket): "
+            f"{found[1].upper()} is read from files only (it is read more than once, or mapped). "
+            "Save it to a file first; TREC text may come through a pipe (e.g. /dev/stdin)."
+        )
+        raise InputError(msg)
+    return found
 
 
 def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
@@ -256,7 +298,9 @@ def read_qrels(
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``relevance`` and any extra columns. TREC text gives string
         ids, Int64 grades and ``line_no`` (the line in the file); other sources keep their dtypes
-        (integer ids stay integers).
+        (integer ids stay integers). Ids are bytes as trec_eval reads them: a TREC, CSV or TSV
+        file that is not UTF-8 gives Binary ids (each id's own bytes), never replaced
+        characters.
 
     Examples
     --------
@@ -300,8 +344,9 @@ def read_run(
     -------
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``score`` and any extra columns (``run`` names the system).
-        TREC text gives string ids, Float64 scores, ``run_tag`` (trec_eval's run name, which is
-        not a ``run`` column) and ``line_no``.
+        TREC text gives string ids (Binary, each id's own bytes, in a file that is not UTF-8),
+        Float64 scores, ``run_tag`` (trec_eval's run name, which is not a ``run`` column) and
+        ``line_no``.
 
     Examples
     --------

@@ -54,11 +54,12 @@ class Ctx:
     derived_columns: dict[str, pl.Expr] | None = field(default=None, compare=False)
     #: Distinguishes the partials of derived contexts (``judged_only``).
     variant: str = ""
-    #: At least the number of items of any query, when the planner knows it: the window of the
-    #: rolling ranks that compare rankings (``None``: unbounded, whose window Polars reserves
-    #: in full, 96 GiB of address space per query; the planner bounds it under an address-space
-    #: limit, where that reservation fails).
-    longest: int | None = None
+    #: Whether the rolling ranks that compare rankings may take a window of rows, which Polars
+    #: reserves up front (96 GiB of address space per query, untouched): faster, and harmless
+    #: unless reserved address space is refused (``ulimit -v``). The planner sets it where it is
+    #: not; otherwise (expressions in a user's ``group_by``) a window of positions, which
+    #: reserves nothing (see :mod:`rankframe._measures._pairs`).
+    reserve: bool = False
     #: The distinct target values of the evaluation (grades, or a target column's values),
     #: for measures that need the levels up front (``MAUC``); filled by the planner.
     levels: tuple[float, ...] | None = None

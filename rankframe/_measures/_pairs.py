@@ -30,8 +30,12 @@ a set of pairs (``PAIRWISE_TARGET``) accept it.
 
 Otherwise they come from ranks, in :math:`O(c \log c)` per query: sort the targets by prediction
 (descending, target descending within predicted ties), then the rank of each target among the
-ones before it (Polars' ``rolling_rank`` over a window longer than any query) counts the
-earlier items with a smaller target (discordant) and with a larger or equal one.
+ones before it counts the earlier items with a smaller target (discordant) and with a larger or
+equal one. That expanding rank is a rolling rank over a window longer than any query. Where the
+planner allows it (``Ctx.reserve``), a window of :math:`2^{31}-1` rows, which Polars reserves up
+front: 96 GiB of address space per query, untouched, free without an address-space limit and an
+abort under one. Elsewhere (expressions, plans under such a limit), ``rolling_rank_by`` over the
+items' positions, whose window Polars sizes by the data: the same ranks, 20% slower at 10M rows.
 """
 
 from __future__ import annotations
@@ -48,8 +52,9 @@ from rankframe._measures._params import JUDGED_ONLY
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
 
-#: A rolling window longer than any query: ``rolling_rank`` over it ranks each prefix.
-_WINDOW = 2**31 - 1
+#: Windows longer than any query, over which a rolling rank ranks each prefix: in rows
+#: (``rolling_rank``, reserved up front) and in positions (``rolling_rank_by``, sized by the data).
+_ROWS, _POSITIONS = 2**31 - 1, f"{2**62}i"
 F64 = pl.Float64
 
 
@@ -88,11 +93,16 @@ class Items:
     @property
     def _prefix_smaller(self) -> pl.Expr:
         """Sum over the items of the earlier items (in predicted order) with a smaller target."""
-        seq = self.t.sort_by([self.p, self.t], descending=[True, True])
         # a -inf sentinel at the end (its rank is 1, it precedes nothing) keeps the sequence
         # non-empty: Polars 2.1 panics on a rolling rank over an empty group
-        window = _WINDOW if self.ctx.longest is None else min(self.ctx.longest + 1, _WINDOW)
-        ranks = seq.extend_constant(float("-inf"), 1).rolling_rank(window, method="min", min_samples=1)
+        seq = self.t.sort_by([self.p, self.t], descending=[True, True]).extend_constant(float("-inf"), 1)
+        # the rank of each target among those up to it, over a window that holds every earlier
+        # item (see the module)
+        if self.ctx.reserve:
+            ranks = seq.rolling_rank(_ROWS, method="min", min_samples=1)
+        else:
+            position = pl.int_range(seq.len(), dtype=pl.Int64)
+            ranks = seq.rolling_rank_by(position, _POSITIONS, method="min")
         return self.partial("prefix_min", ranks.cast(F64).sum() - 1.0 - self.t.len().cast(F64))
 
     def _tie_pairs(self, name: str, value: pl.Expr) -> pl.Expr:

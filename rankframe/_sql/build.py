@@ -31,8 +31,24 @@ from rankframe._measures._sql import SqlCtx, lit
 
 
 def quote(name: str) -> str:
-    """A column name as a quoted identifier (sqlglot writes each dialect's quotes)."""
+    """A name as a quoted identifier (sqlglot writes each dialect's quotes).
+
+    The user's tables and columns are written so too, holding their spelling in the user's
+    dialect: ``dialects.transpile`` reads them in that dialect's syntax.
+    """
     return '"' + name.replace('"', '""') + '"'
+
+
+#: quote pairs a name may be written in: "x" (SQL), `x` (BigQuery, Spark, ClickHouse), [x] (T-SQL)
+_QUOTES = {'"': '"', "`": "`", "[": "]"}
+
+
+def display(spelling: str) -> str:
+    """A column's name in the result: its spelling without the quotes it was written in."""
+    close = _QUOTES.get(spelling[:1])
+    if close is not None and len(spelling) >= 2 and spelling.endswith(close):
+        return spelling[1:-1].replace(close * 2, close)
+    return spelling
 
 
 def columns(mapping: Mapping[str, str] | None, needed: tuple[str, ...], kind: str) -> dict[str, str]:
@@ -105,7 +121,7 @@ def breakdowns(by: Sequence[str], qrels_by: Sequence[str]) -> tuple[list[str], l
         if isinstance(cols, str) or len(set(cols)) != len(cols):
             msg = f"{name}= takes distinct column names, e.g. {name}=['locale']; got {cols!r}."
             raise InputError(msg)
-    reserved = [c for c in by if c in (Q, D, S, REL, "measure", "value")]
+    reserved = [c for c in by if display(c) in (Q, D, S, REL, "measure", "value")]
     if reserved:
         msg = (
             f"The breakdown column {reserved[0]!r} (by=...) is a column of the result or of the "
@@ -128,7 +144,7 @@ _INTERNAL = re.compile(r"(query_id|doc_id|rel|score|rank|g|pos|present|[hjwmk]\d
 
 def key_names(by: Sequence[str]) -> list[str]:
     """The breakdowns' names inside the query: quoted, or ``k<i>`` where one would clash."""
-    return [f"k{i}" if _INTERNAL.fullmatch(c) else quote(c) for i, c in enumerate(by)]
+    return [f"k{i}" if _INTERNAL.fullmatch(display(c)) else quote(display(c)) for i, c in enumerate(by)]
 
 
 @dataclass(frozen=True)
@@ -157,18 +173,21 @@ class Inputs:
         qrels_columns: Mapping[str, str] | None,
         run_columns: Mapping[str, str] | None,
         *,
-        grade: str = "{rel}",
+        grade: str = "CAST({rel} AS DOUBLE)",
     ) -> Inputs:
-        """``grade``: the grade's expression, ``{rel}`` standing for the column."""
+        """``grade``: the grade's expression, ``{rel}`` standing for the column.
+
+        ``qrels`` and ``run``: the tables as the user spells them (read in the dialect's syntax
+        by ``dialects.transpile``). Grades are cast to DOUBLE: integers, whole-number doubles
+        and text (``'2'``) grades compare alike.
+        """
         by, qrels_by = breakdowns(by, qrels_by)
         qc = columns(qrels_columns, (Q, D, REL), "qrels")
         rc = columns(run_columns, (Q, D, S), "run")
         keys = key_names(by)
         qkeys = [k for k, c in zip(keys, by, strict=True) if c in qrels_by]
-        fixed = [k for k, c in zip(keys, by, strict=True) if c in qrels_by or c == "run"]
-        renamed = [
-            f", {quote(c)}" + ("" if k == quote(c) else f" AS {k}") for k, c in zip(keys, by, strict=True)
-        ]
+        fixed = [k for k, c in zip(keys, by, strict=True) if c in qrels_by or display(c) == "run"]
+        renamed = [f", {quote(c)} AS {k}" for k, c in zip(keys, by, strict=True)]
         run_keys = "".join(renamed)
         qrels_keys = "".join(r for r, k in zip(renamed, keys, strict=True) if k in qkeys)
 
@@ -177,8 +196,9 @@ class Inputs:
 
         rel = grade.format(rel=quote(qc[REL]))
         ctes = [
-            ("qrels_in", f"SELECT {ids(qc)}, {rel} AS rel{qrels_keys} FROM {qrels}"),
-            ("run_in", f"SELECT {ids(rc)}, CAST({quote(rc[S])} AS DOUBLE) AS score{run_keys} FROM {run}"),
+            ("qrels_in", f"SELECT {ids(qc)}, {rel} AS rel{qrels_keys} FROM {quote(qrels)}"),
+            ("run_in",
+             f"SELECT {ids(rc)}, CAST({quote(rc[S])} AS DOUBLE) AS score{run_keys} FROM {quote(run)}"),
         ]
         return cls(by, keys, qkeys, fixed, [k for k in keys if k not in fixed], ctes)
 
@@ -299,9 +319,7 @@ def build(
     # the long result: each row of per_query (or of its aggregates) once per measure, by a
     # cross join with the measure names; engines that inline CTEs (Spark, Trino, BigQuery)
     # would compute every CTE once per measure under a UNION ALL of one SELECT per measure
-    named = "".join(
-        f"t.{k}" + ("" if k == quote(c) else f" AS {quote(c)}") + ", " for k, c in zip(keys, by, strict=True)
-    )
+    named = "".join(f"t.{k} AS {quote(display(c))}, " for k, c in zip(keys, by, strict=True))
     source = "per_query"
     if not per_query:
         group_by = f" GROUP BY {', '.join(keys)}" if keys else ""

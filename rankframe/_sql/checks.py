@@ -19,16 +19,17 @@ problem                       input    what ``evaluate`` does
 Columns: ``input, problem, rows`` (how many rows, pairs or queries), and the first example by
 ``(query_id, doc_id)``: ``query_id, doc_id, value`` (the score, grade or number of copies, as
 text). A finite score is one with ``score - score = 0``: false for NaN and both infinities in
-every engine here, whatever its NaN comparison rules. The non-finite test is written
-``NOT (score - score = 0 OR score IS NULL)`` (null scores are a problem of their own): DuckDB
-prunes a plain ``NOT (score - score = 0)`` with Parquet statistics, which leave NaN out.
+every engine here, whatever its NaN comparison rules, and NULL in SQLite, where ``inf - inf``
+is NULL (hence the COALESCE). The non-finite test is written ``NOT (COALESCE(score - score = 0,
+FALSE) OR score IS NULL)`` (null scores are a problem of their own): DuckDB prunes a plain
+``NOT (score - score = 0)`` with Parquet statistics, which leave NaN out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from rankframe._sql.build import Inputs, _cols, _on, query_set, quote, with_ctes
+from rankframe._sql.build import Inputs, _cols, _on, display, query_set, quote, with_ctes
 
 #: The problems ``evaluate`` refuses (the others are warnings).
 ERRORS = ("null id", "null score", "non-finite score", "null grade", "fractional grade", "duplicate")
@@ -73,10 +74,11 @@ def checks(
     problems = [
         rows("run", "null id", "NULL", "query_id IS NULL OR doc_id IS NULL"),
         rows("run", "null score", "NULL", f"{ids} AND score IS NULL"),
-        rows("run", "non-finite score", "score", "NOT (score - score = 0 OR score IS NULL)"),
+        rows("run", "non-finite score", "score", "NOT (COALESCE(score - score = 0, FALSE) OR score IS NULL)"),
         rows("qrels", "null id", "NULL", "query_id IS NULL OR doc_id IS NULL"),
         rows("qrels", "null grade", "NULL", f"{ids} AND rel IS NULL"),
-        rows("qrels", "fractional grade", "rel", "NOT (rel - rel = 0 AND rel = ROUND(rel))"),
+        rows("qrels", "fractional grade", "rel",
+             "NOT (COALESCE(rel - rel = 0 AND rel = ROUND(rel), FALSE) OR rel IS NULL)"),
         duplicates("run", inputs.keys),
         duplicates("qrels", inputs.qkeys),
         absent("qrels", "run", "judged query not in run"),
@@ -112,7 +114,7 @@ def coverage(
     ctes = [*inputs.ctes, *query_set(inputs, complete=True)]
 
     def named(alias: str) -> str:
-        return "".join(f"{alias}.{k} AS {quote(c)}, " for k, c in zip(keys, inputs.by, strict=True))
+        return "".join(f"{alias}.{k} AS {quote(display(c))}, " for k, c in zip(keys, inputs.by, strict=True))
 
     judged = (
         f"SELECT {named('q')}q.query_id, TRUE AS has_qrels, p.present IS NOT NULL AS has_run "

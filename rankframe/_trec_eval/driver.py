@@ -21,9 +21,10 @@ from collections.abc import Sequence
 import polars as pl
 
 from rankframe._engine.collect import aggregate, per_query_wide
+from rankframe._engine.memory_guard import converts_memory_error
 from rankframe._engine.prepare import prepare
-from rankframe._errors import InputError, MeasureError, warn
-from rankframe._io.columns import REL, Q, Source, describe
+from rankframe._errors import InputError, MeasureError, quote, warn
+from rankframe._io.columns import REL, Q, Source, describe, id_order, id_text
 from rankframe._io.prefs import read_prefs, read_qrels_prefs
 from rankframe._io.readers import read_run
 from rankframe._measures.counts import NumQ
@@ -43,15 +44,13 @@ RESULTS_FORMATS = ("trec_results",)
 
 def _warn_skipped(qrels: pl.LazyFrame, run: pl.LazyFrame, run_where: str) -> None:
     """Warn about judged queries without results (trec_eval 10.0 stops there, 9.x skipped them)."""
-    skipped = (
-        qrels.select(Q).unique().join(run.select(Q).unique(), on=Q, how="anti")
-        .sort(pl.col(Q).cast(pl.String)).collect()[Q]
-    )
+    skipped = qrels.select(Q).unique().join(run.select(Q).unique(), on=Q, how="anti")
+    skipped = skipped.sort(id_order(pl.col(Q), skipped.collect_schema()[Q])).collect()[Q]
     if skipped.len():
         n = skipped.len()
         msg = (
             f"{n} judged quer{'y has' if n == 1 else 'ies have'} no results in {run_where} and "
-            f"{'is' if n == 1 else 'are'} skipped, e.g. {skipped[0]!r} (trec_eval 10.0 stops with "
+            f"{'is' if n == 1 else 'are'} skipped, e.g. {quote(skipped[0])} (trec_eval 10.0 stops with "
             "an error there; -c scores them 0)."
         )
         warn(msg)
@@ -65,6 +64,7 @@ def _several_runs(run_where: str) -> InputError:
     return InputError(msg)
 
 
+@converts_memory_error
 def trec_eval(
     qrels: Source,
     run: Source,
@@ -115,7 +115,9 @@ def trec_eval(
     Returns
     -------
     str
-        The text trec_eval prints on stdout.
+        The text trec_eval prints on stdout. A query id read as bytes that are not UTF-8 (a
+        TREC file in another encoding) holds them as lone surrogates (PEP 383):
+        ``text.encode("utf-8", "surrogateescape")`` gives trec_eval's bytes.
 
     Raises
     ------
@@ -184,7 +186,7 @@ def trec_eval(
         raise InputError(msg)
     if not complete:
         _warn_skipped(qrels_lf, run_lf, run_where)
-    wide = wide.sort(pl.col(Q).cast(pl.String))  # strcmp order of the query ids
+    wide = wide.sort(id_order(pl.col(Q), wide.schema[Q]))  # strcmp order of the query ids
     summed = [m for m in sel.measures if m.AGGREGATE != "none"]
     totals = aggregate(wide, summed, []).row(0, named=True) if summed and summary else {}
     if complete and summary:
@@ -241,7 +243,7 @@ def _trec_eval_prefs(
     out: list[str] = []
     if per_query:
         for row in wide.iter_rows(named=True):
-            query = str(row[Q])
+            query = id_text(row[Q])
             out.extend(_line(label, query, fmt(label, row[label])) for label in shown)
     if summary:
         totals = prefs_summary(wide).row(0, named=True)

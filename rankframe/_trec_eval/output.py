@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._io.columns import Q
+from rankframe._io.columns import Q, id_text
 from rankframe._measures.counts import NumQ
 from rankframe._trec_eval.zscores import zscore_values
 
@@ -57,7 +57,7 @@ def _run_id(prep_run: pl.LazyFrame) -> str:
     if "line_no" in names:
         tag = tag.sort_by("line_no")
     value = prep_run.select(tag.last()).collect().item()
-    return "-" if value is None else str(value)
+    return "-" if value is None else id_text(value)
 
 
 def _print_raw(
@@ -68,7 +68,7 @@ def _print_raw(
     if per_query:
         printed = [(label, m, repr(m)) for label, m in sel.rows if label not in sel.summary_only]
         for row in wide.iter_rows(named=True):
-            query = str(row[Q])
+            query = id_text(row[Q])
             out.extend(_line(label, query, _format(m, row[col])) for label, m, col in printed)
     if summary:
         if sel.runid:
@@ -105,7 +105,7 @@ def _print_zscores(
         for row, zrow in zip(
             wide.iter_rows(named=True), zwide.iter_rows(named=True), strict=True
         ):
-            query = str(row[Q])
+            query = id_text(row[Q])
             for label, m in printed:
                 if label in zlabels:
                     out.append(zline(label, query, zrow[label]))

@@ -28,7 +28,7 @@ import polars as pl
 
 from rankframe._engine.pairs import transitive_closure
 from rankframe._errors import InputError
-from rankframe._io.columns import D, Q, S
+from rankframe._io.columns import D, Q, S, cast_id, text_dtype
 from rankframe._io.prefs import JG, JSG, LEVEL
 
 #: trec_eval's labels for ``-m all_prefs`` (``runid`` and ``num_q`` aside), in print order.
@@ -142,11 +142,14 @@ def prefs_per_query(
     [0.0]
     """
     del relevance_level  # not used by trec_eval's preference measures
+    # ids as text, or as bytes when any is (a file that is not UTF-8): equal bytes match
+    p_schema, r_schema = prefs.collect_schema(), run.collect_schema()
+    dtypes = [p_schema[c] for c in (Q, JG, JSG, D)] + [r_schema[c] for c in (Q, D)]
+    text = text_dtype(*dtypes)
     prefs = prefs.select(
-        pl.col(Q).cast(pl.String), pl.col(JG).cast(pl.String), pl.col(JSG).cast(pl.String),
-        pl.col(D).cast(pl.String), pl.col(LEVEL).cast(pl.Float64),
+        *(cast_id(c, p_schema[c], text) for c in (Q, JG, JSG, D)), pl.col(LEVEL).cast(pl.Float64),
     )
-    run = run.select(pl.col(Q).cast(pl.String), pl.col(D).cast(pl.String), pl.col(S).cast(pl.Float64))
+    run = run.select(*(cast_id(c, r_schema[c], text) for c in (Q, D)), pl.col(S).cast(pl.Float64))
     dup = run.filter(pl.struct(Q, D).is_duplicated()).select(Q, D).head(1).collect()
     if dup.height:
         msg = (

@@ -26,7 +26,7 @@ from rankframe._engine.checks import _validate
 from rankframe._engine.collect import per_query_wide
 from rankframe._engine.prepare import prepare
 from rankframe._errors import InputError
-from rankframe._io.columns import LINE, REL, D, Q, Source
+from rankframe._io.columns import LINE, REL, D, Q, Source, cast_id, text_dtype
 from rankframe._io.readers import read_qrels
 from rankframe._io.trec_text import _read_bytes, _split_fields, _to_number
 from rankframe._measures._trec import TrecParser, double_cutoffs, long_cutoffs, single
@@ -90,7 +90,8 @@ def read_qrels_jg(source: Source) -> pl.LazyFrame:
             "of each judgment."
         )
         raise InputError(msg)
-    return lf.with_columns(pl.col(JG).cast(pl.String))
+    dtype = lf.collect_schema()[JG]
+    return lf.with_columns(cast_id(JG, dtype, text_dtype(dtype)))
 
 
 def per_query_jg(
@@ -134,10 +135,13 @@ def per_query_jg(
     )
     # Replicate each run row for every judgment group of its query; run queries without
     # judgments keep one row (null group) so that the run is still checked as a whole.
-    groups = qrels_lf.select(pl.col(Q).cast(pl.String), JG).unique()
-    run_x = run.with_columns(pl.col(Q).cast(pl.String)).join(groups, on=Q, how="left")
+    q_dtype, r_dtype = qrels_lf.collect_schema()[Q], run.collect_schema()[Q]
+    text = text_dtype(q_dtype, r_dtype)  # bytes when either side's ids are
+    qrels_lf = qrels_lf.with_columns(cast_id(Q, q_dtype, text))
+    groups = qrels_lf.select(Q, JG).unique()
+    run_x = run.with_columns(cast_id(Q, r_dtype, text)).join(groups, on=Q, how="left")
     prep = prepare(
-        qrels_lf.with_columns(pl.col(Q).cast(pl.String)), run_x, measures, by=[JG],
+        qrels_lf, run_x, measures, by=[JG],
         complete=complete, depth=depth, relevance_level=relevance_level,
         judged_only=judged_only, validate=False,
     )

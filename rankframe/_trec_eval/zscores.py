@@ -10,13 +10,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 import polars as pl
 
-from rankframe._errors import InputError, at
-from rankframe._io.columns import Q
-from rankframe._io.trec_text import _lines
+from rankframe._errors import InputError, at, quote
+from rankframe._io.columns import Q, cast_id, text_dtype
+from rankframe._io.trec_text import _lines, _read_bytes, is_utf8, latin1_bytes
 from rankframe._measures import MIN_GEO_MEAN, Measure
 
 #: trec_eval's z-score for a (query, measure) the z-score file does not describe.
@@ -54,20 +53,17 @@ def read_zscores(source: str | os.PathLike[str] | pl.DataFrame) -> pl.DataFrame:
         if missing:
             msg = f"The z-score frame lacks the column(s) {missing}; it needs {cols}."
             raise InputError(msg)
+        q_dtype = source.schema[Q]
         frame = source.select(
-            pl.col(Q).cast(pl.String), pl.col("measure").cast(pl.String),
+            cast_id(Q, q_dtype, text_dtype(q_dtype)), pl.col("measure").cast(pl.String),
             pl.col("mean").cast(pl.Float64), pl.col("stddev").cast(pl.Float64),
         )
         return frame.unique([Q, "measure"], keep="first", maintain_order=True)
     path = os.fspath(source)
-    try:
-        data = Path(path).read_bytes()
-    except OSError as exc:
-        msg = f"Cannot read the z-score file {path!r}: {exc.strerror or exc}."
-        raise InputError(msg) from exc
-    if not data.strip():
-        msg = f"The z-score file {path} is empty; it needs lines 'qid measure mean stddev'."
-        raise InputError(msg)
+    data = _read_bytes(path, "z-score")  # checked: NUL bytes, endless streams, empty files
+    raw = not is_utf8(data)  # query ids as bytes: each byte read as one Latin-1 character
+    if raw:
+        data = data.decode("latin-1").encode()
     lines = _lines(data, path, "zscores").filter(
         pl.col("line").is_not_null() & (pl.col("line").str.strip_chars(" \t\r\f\v") != "")
     )
@@ -84,12 +80,14 @@ def read_zscores(source: str | os.PathLike[str] | pl.DataFrame) -> pl.DataFrame:
         row = bad.row(0, named=True)
         msg = (
             f"{at(path, row['line_no'])}: expected 'qid measure mean stddev' (four fields, the "
-            f"last two numbers), found {row['line']!r}."
+            f"last two numbers), found {quote(row['line'].encode('latin-1') if raw else row['line'])}."
         )
         raise InputError(msg)
     frame = fields.select(
         Q, "measure", pl.col("_mean").alias("mean"), pl.col("_stddev").alias("stddev")
     )
+    if raw:
+        frame = frame.with_columns(latin1_bytes(frame[Q]))
     return frame.unique([Q, "measure"], keep="first", maintain_order=True)
 
 
@@ -129,9 +127,11 @@ def zscore_values(
             v = v.clip(lower_bound=MIN_GEO_MEAN).log()
         cols.append(v.alias(label))
     labels = [label for label, _ in rows]
-    qids = wide.select(pl.col(Q).cast(pl.String))
+    text = text_dtype(wide.schema[Q], zscores.schema[Q])  # bytes when either side's ids are
+    zscores = zscores.with_columns(cast_id(Q, zscores.schema[Q], text))
+    qids = wide.select(cast_id(Q, wide.schema[Q], text))
     long = (
-        wide.select(pl.col(Q).cast(pl.String), *cols)
+        wide.select(cast_id(Q, wide.schema[Q], text), *cols)
         .unpivot(index=Q, on=labels, variable_name="measure", value_name="value")
         .join(zscores, on=[Q, "measure"], how="left")
     )

@@ -20,7 +20,8 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from rankframe._errors import InputError, at
+from rankframe._errors import InputError, at, quote
+from rankframe._io.trec_text import read_unsized
 
 __all__ = ["LetorData", "read_svmlight", "split_by_query", "to_frames"]
 
@@ -144,7 +145,8 @@ def _read_group_sizes(path: Path, n_rows: int, where: str) -> IntArray:
         if not tok:
             continue
         if not tok.isdigit() or int(tok) == 0:
-            raise _error(str(path), lineno, f"expected a positive group size (a row count), got {tok!r}.")
+            what = f"expected a positive group size (a row count), got {quote(tok)}."
+            raise _error(str(path), lineno, what)
         sizes.append(int(tok))
     total = sum(sizes)
     if total != n_rows:
@@ -177,18 +179,18 @@ def _parse_features(
             except ValueError:
                 ok = False
             if not ok:
-                raise _error(where, linenos[rows[i]], f"expected a feature 'id:value', got {t!r}.")
+                raise _error(where, linenos[rows[i]], f"expected a feature 'id:value', got {quote(t)}.")
     ids, values = pairs[:, 0], pairs[:, 1]
     bad = (ids != np.floor(ids)) | (ids < 1)
     if bad.any():
         i = int(np.argmax(bad))
         raise _error(
             where, linenos[rows[i]],
-            f"feature ids are integers from 1 (SVMlight/LETOR), got {tokens[i]!r}.",
+            f"feature ids are integers from 1 (SVMlight/LETOR), got {quote(tokens[i])}.",
         )
     if not np.all(np.isfinite(values)):  # nan, inf, 1e400: a model cannot be fitted on them
         i = int(np.argmax(~np.isfinite(values)))
-        raise _error(where, linenos[rows[i]], f"the feature value in {tokens[i]!r} is not finite.")
+        raise _error(where, linenos[rows[i]], f"the feature value in {quote(tokens[i])} is not finite.")
     return rows, ids.astype(np.int64) - 1, values
 
 
@@ -241,7 +243,11 @@ def read_svmlight(
     path = Path(path)
     where = str(path)
     try:
-        text = path.read_text()
+        if path.exists() and not path.is_file() and not path.is_dir():  # a pipe, a device: bounded
+            with open(path, "rb") as f:
+                text = read_unsized(f, where, "LETOR/SVMlight").decode()
+        else:
+            text = path.read_text()
     except (OSError, UnicodeDecodeError) as exc:
         msg = f"Cannot read the LETOR/SVMlight file {where}: {exc}."
         raise InputError(msg) from exc
@@ -284,11 +290,12 @@ def read_svmlight(
             try:
                 float(lab)
             except ValueError:
-                raise _error(where, linenos[i], f"expected a numeric label first, got {lab!r}.") from None
+                what = f"expected a numeric label first, got {quote(lab)}."
+                raise _error(where, linenos[i], what) from None
         raise
     if not np.all(np.isfinite(y)):
         i = int(np.argmax(~np.isfinite(y)))
-        raise _error(where, linenos[i], f"the label {labels[i]!r} is not finite.")
+        raise _error(where, linenos[i], f"the label {quote(labels[i])} is not finite.")
 
     rows, cols, values = _parse_features(tokens, counts, linenos, where)
     width = int(cols.max()) + 1 if len(cols) else 0
