@@ -10,15 +10,22 @@ itself with Polars). With ``--files``, the same kind of data written as query-pa
 and ``rankframe.spark.evaluate(..., partitions="files")`` (one task per file).
 
 ``--engines`` picks the engines that evaluate the DataFrames: ``polars`` (rankframe's planner in
-``mapInArrow`` tasks) and ``sql`` (the compiled query of ``rankframe.sql`` in Spark SQL, after
-its check query); both by default, side by side in the same rounds. ``--paths`` / ``--no-paths``:
-whether the path inputs are measured too.
+``mapInArrow`` tasks) and ``sql`` (the compiled query of ``rankframe.sql`` in Spark SQL, its
+input checks screened in the same statement); ``both`` (the default) measures the two side by
+side in the same rounds. ``--paths`` / ``--no-paths``: whether the path inputs are measured too.
+``--lower-bounds`` adds what bounds the SQL engine from below, on the same DataFrames: the
+compiled query alone (``rankframe.sql.query`` in Spark SQL: no checks, no cache), and Spark's
+own floor, the run's scan and shuffle by query (then with the ranking window), each written to
+Spark's ``noop`` sink. The polars engine's Python workers run the driver's interpreter
+(``PYSPARK_PYTHON`` is set to it unless set already).
 
     python benchmarks/generate.py --rows 5000000 --out benchmarks/data/string-5M-k100-s0
     python benchmarks/generate.py --rows 5000000 --files 4 --out benchmarks/data/string-5M-files4
     python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 \
         --files benchmarks/data/string-5M-files4 --rounds 3
     python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 --rounds 5 --no-paths
+    python benchmarks/bench_spark.py --data benchmarks/data/string-5M-k100-s0 --engines sql \
+        --no-paths --lower-bounds
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import sys
 import time
 import warnings
 from pathlib import Path
@@ -37,22 +45,41 @@ import rankframe as rf
 MEASURES = ["nDCG@10", "AP", "P@10", "R@100", "RR"]
 
 
+ENGINES = ("polars", "sql")
+
+
+def _engines(text: str) -> list[str]:
+    """``--engines``: ``both``, or engine names separated by commas."""
+    names = list(ENGINES) if text == "both" else [n.strip() for n in text.split(",")]
+    unknown = [n for n in names if n not in ENGINES]
+    if unknown or not names:
+        msg = f"expected polars, sql, both or a comma-separated list of them, got {text!r}"
+        raise argparse.ArgumentTypeError(msg)
+    return names
+
+
 def main() -> None:
-    p = argparse.ArgumentParser()
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--data", type=Path, required=True)
     p.add_argument("--files", type=Path, help="query-partitioned data (run/ and qrels/ folders)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--master", default="local[2]")
     p.add_argument("--partitions", type=int, default=8, help="spark.sql.shuffle.partitions")
     p.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE", help="more Spark settings")
-    p.add_argument("--engines", default="polars,sql", help="engines for the DataFrames: polars, sql or both")
+    p.add_argument("--engines", default="both", type=_engines,
+                   help="engines for the DataFrames: polars, sql or both (or a comma-separated list)")
     p.add_argument("--paths", action=argparse.BooleanOptionalAction, default=True,
                    help="also evaluate the Parquet paths (polars engine, hash buckets)")
+    p.add_argument("--lower-bounds", action="store_true",
+                   help="also time the compiled query alone in Spark SQL and Spark's scan + shuffle floor")
     a = p.parse_args()
     qrels, run = str(a.data / "qrels.parquet"), str(a.data / "run.parquet")
     rows = pl.scan_parquet(run).select(pl.len()).collect().item()
     load_before = os.getloadavg()
 
+    # the polars engine's Python workers: the driver's interpreter, where rankframe is installed
+    # (Spark starts 'python3' from PATH otherwise, which may not have it)
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
     import rankframe.spark as rfs
@@ -87,10 +114,12 @@ def main() -> None:
 
     what = {"polars": "polars engine (mapInArrow)", "sql": "sql engine (Spark SQL)"}
     cases = {"one machine (rankframe.evaluate)": local}
-    for engine in a.engines.split(","):
+    for engine in a.engines:
         cases[f"Spark {a.master}, DataFrames, {what[engine]}"] = on_spark(engine)
     if a.paths:
         cases[f"Spark {a.master}, paths (hash buckets)"] = on_spark_paths
+    if a.lower_bounds:
+        cases.update(lower_bounds(spark, qrels, run))
     base_of = dict.fromkeys(cases, "one machine (rankframe.evaluate)")
     if a.files:
         fq, fr = str(a.files / "qrels"), str(a.files / "run")
@@ -118,6 +147,8 @@ def main() -> None:
         spark.catalog.clearCache()  # no cached per-query rows carry over to the next round
     agree = 0.0
     for label, res in results.items():
+        if res is None:  # a floor: no means
+            continue
         means = dict(zip(res["measure"], res["value"], strict=True))
         ref = results[base_of[label]]
         for m, v in zip(ref["measure"], ref["value"], strict=True):
@@ -138,6 +169,37 @@ def main() -> None:
         other = other if polars else ""
         print(f"| {label} | {med:.2f} | {min(ts):.2f} | {med / base:.2f}x{other} |")
     spark.stop()
+
+
+def lower_bounds(spark, qrels: str, run: str) -> dict:  # noqa: ANN001
+    """What bounds the SQL engine from below: the compiled query alone, and Spark's floor."""
+    from rankframe import sql as rsql
+
+    text = rsql.query(MEASURES, qrels="rf_q_in", run="rf_r_in", dialect="spark")
+    text = text.replace("{", "{{").replace("}", "}}")  # a format string for spark.sql
+    text = text.replace("rf_q_in", "{qrels}").replace("rf_r_in", "{run}")
+
+    def compiled() -> pl.DataFrame:
+        out = spark.sql(text, qrels=spark.read.parquet(qrels), run=spark.read.parquet(run))
+        return pl.from_arrow(out.toArrow())
+
+    def sink(statement: str):  # noqa: ANN202
+        def floor() -> None:
+            spark.sql(statement, run=spark.read.parquet(run)).write.format("noop").mode("overwrite").save()
+
+        return floor
+
+    columns = "SELECT query_id, doc_id, score FROM {run}"
+    rank = "ROW_NUMBER() OVER (PARTITION BY query_id ORDER BY score DESC, doc_id DESC)"
+    return {
+        "Spark SQL, the compiled query alone (rankframe.sql.query: no checks, no cache)": compiled,
+        "Spark floor: the run's scan + shuffle by query (noop sink)": sink(
+            f"{columns} DISTRIBUTE BY query_id"
+        ),
+        "Spark floor: scan + shuffle + the ranking window (noop sink)": sink(
+            f"SELECT query_id, doc_id, {rank} AS rank FROM {{run}}"
+        ),
+    }
 
 
 if __name__ == "__main__":

@@ -11,6 +11,9 @@ Tools (``--tools``, comma-separated):
 * ``rankframe-duckdb``: ``rankframe.evaluate(qrels_path, run_path, MEASURES, engine="duckdb")``:
   the compiled query in embedded DuckDB, after the engine's check query (``rankframe.sql.checks``)
   and coverage query; DuckDB reads the Parquet files itself.
+* ``rankframe-duckdb-cli``: the command ``rankframe evaluate QRELS RUN -m ... --engine duckdb
+  -f json -o FILE`` (its ``main``, in the worker process), which names its run: runs passed as a
+  dict. Only when asked.
 * ``duckdb-sql``: the compiled query alone (``rankframe.sql.query`` over ``read_parquet`` of the
   two files) in DuckDB, no checks: the price of the checks is rankframe-duckdb's time over it.
 * ``duckdb-handwritten``: ``benchmarks/handwritten.sql``, the query an analyst writes by hand for
@@ -75,7 +78,7 @@ PYTREC = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@10": "P_10", "R@100": "recal
 RANX = {"nDCG@10": "ndcg@10", "AP": "map", "P@10": "precision@10", "R@100": "recall@100", "RR": "mrr"}
 DEFAULT_TOOLS = "rankframe,rankframe-duckdb,duckdb-sql,duckdb-handwritten,pytrec_eval,ir_measures,floor"
 # The tools that need DuckDB (the duckdb extra): left out of the default set when it is missing.
-DUCKDB_TOOLS = ("rankframe-duckdb", "duckdb-sql", "duckdb-handwritten")
+DUCKDB_TOOLS = ("rankframe-duckdb", "rankframe-duckdb-cli", "duckdb-sql", "duckdb-handwritten")
 # ir_measures (pytrec_eval behind pandas itertuples) took 118-800 s at 10M rows: by default it
 # only runs up to this many rows; name it in --tools to run it anyway.
 IR_MEASURES_MAX_ROWS = 2_000_000
@@ -198,6 +201,26 @@ def work_rankframe_duckdb(data: Path, phases: dict) -> dict:
     return dict(zip(res["measure"].to_list(), res["value"].to_list(), strict=True))
 
 
+def work_rankframe_duckdb_cli(data: Path, phases: dict) -> dict:
+    t = time.perf_counter()
+    import duckdb  # noqa: F401
+
+    from rankframe._cli.main import main
+
+    phases["import"] = time.perf_counter() - t
+    t = time.perf_counter()
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "means.json"
+        args = [str(data / "qrels.parquet"), str(data / "run.parquet"), "-m", *MEASURES]
+        rc = main(["evaluate", *args, "--engine", "duckdb", "-f", "json", "-o", str(out)])
+        phases["evaluate"] = time.perf_counter() - t
+        if rc:
+            msg = f"rankframe evaluate exited {rc}"
+            raise SystemExit(msg)
+        rows = json.loads(out.read_text())
+    return {r["measure"]: r["value"] for r in rows}
+
+
 def work_duckdb_sql(data: Path, phases: dict) -> dict:
     t = time.perf_counter()
     import duckdb
@@ -286,6 +309,7 @@ WORKERS = {
     "minimal": work_minimal,
     "minimal-positions": functools.partial(work_minimal, positions=True),
     "rankframe-duckdb": work_rankframe_duckdb,
+    "rankframe-duckdb-cli": work_rankframe_duckdb_cli,
     "duckdb-sql": work_duckdb_sql,
     "duckdb-handwritten": work_duckdb_handwritten,
     # rankframe with a single Polars thread (POLARS_MAX_THREADS=1): its CPU cost without

@@ -190,3 +190,123 @@ def test_what_it_refuses() -> None:
         rf.evaluate(qrels, run, ["AP"], engine="spark")
     with pytest.raises(rf.MeasureError, match="No SQL form for KendallTau.*The families that compile"):
         rf.evaluate(qrels, run, ["AP", "KendallTau"], engine="duckdb")
+
+
+def _largest_step(con: Any, text: str, tmp_path: Path) -> int:
+    """The most rows any operator of ``text`` produced in DuckDB (its JSON profile)."""
+    import json
+
+    profile = tmp_path / "profile.json"
+    con.execute("PRAGMA enable_profiling='json'")
+    con.execute(f"PRAGMA profiling_output='{profile}'")
+    con.sql(text).fetchall()
+    con.execute("PRAGMA disable_profiling")
+
+    def rows(node: dict) -> int:
+        return max([node.get("intermediate_rows", 0), *(rows(c) for c in node.get("children", []))])
+
+    return max(rows(op) for op in json.loads(profile.read_text())["operator"])
+
+
+def test_each_run_owed_every_judged_query_is_linear_in_queries(tmp_path: Path) -> None:
+    # the (run, query) pairs owed with complete=True (the query and the coverage warnings'
+    # query): each run's judged queries came from a join of every (run, query) pair with every
+    # judged query, quadratic in the queries (10^10 rows at 100,000 queries: the CLI, which
+    # names its runs, took 175-290 s at 10M rows where evaluate on one path took 5.5 s)
+    import duckdb
+
+    from rankframe._sql.checks import coverage
+
+    n = 2000
+    queries = [f"q{i}" for i in range(n)]
+    con = duckdb.connect()
+    qrels = pl.DataFrame({"query_id": queries, "doc_id": "d", "relevance": 1})
+    # run b retrieves the relevant document of the first half of the queries only: AP 0.5
+    run = pl.DataFrame({"run": ["a"] * n + ["b"] * (n // 2), "query_id": queries + queries[: n // 2],
+                        "doc_id": "d", "score": 1.0})
+    con.register("qrels", qrels.to_arrow())
+    con.register("run", run.to_arrow())
+    texts = [
+        rf.sql.query(["AP", "P@10"], by=["run"], complete=True),
+        coverage(qrels="qrels", run="run", by=["run"]),
+    ]
+    for text in texts:
+        assert _largest_step(con, text, tmp_path) <= 2 * run.height
+    got = pl.from_arrow(con.sql(texts[0]).arrow()).sort("run", "measure")
+    with pytest.warns(rf.RankframeWarning, match="1000 judged queries are missing from some"):
+        want = rf.evaluate(qrels, run, ["AP", "P@10"], by=["run"], complete=True).sort("run", "measure")
+    assert_equal(want, got)
+    assert want["value"].to_list() == [1.0, 0.1, 0.5, 0.05]
+
+
+class _Recording:
+    """A DuckDB connection that keeps the text of each query it is given."""
+
+    def __init__(self, con: Any, texts: list[str]) -> None:
+        self._con, self.texts = con, texts
+
+    def sql(self, text: str, *args: Any, **kwargs: Any) -> Any:
+        self.texts.append(text)
+        return self._con.sql(text, *args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._con, name)
+
+
+def _queries(monkeypatch: pytest.MonkeyPatch, qrels: Any, run: Any) -> tuple[list[str], pl.DataFrame]:
+    """The queries engine='duckdb' runs for ``run`` (five measures, per query), and its result."""
+    import types
+
+    import duckdb
+
+    from rankframe._engine import in_duckdb
+
+    texts: list[str] = []
+    fake = types.SimpleNamespace(
+        connect=lambda **kw: _Recording(duckdb.connect(**kw), texts),
+        OutOfMemoryException=duckdb.OutOfMemoryException,
+    )
+    monkeypatch.setattr(in_duckdb, "_duckdb", lambda: fake)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = rf.evaluate(qrels, run, FIVE, per_query=True, engine="duckdb")
+    return texts, result
+
+
+@pytest.mark.parametrize("kind", ["parquet", "trec"])
+def test_a_named_run_runs_the_queries_of_the_run_alone(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, kind: str
+) -> None:
+    # the CLI names its runs (a dict): the run name, a string key in every window, join and
+    # group, cost a third more CPU at 10M rows; one run's name is now added to the result
+    # after the queries, which are those of the run passed alone
+    if kind == "parquet":
+        qrels, run = tmp_path / "qrels.parquet", tmp_path / "run.parquet"
+        rf.read_qrels(QRELS).collect().write_parquet(qrels)
+        rf.read_run(RUN).collect().select("query_id", "doc_id", "score").write_parquet(run)
+    else:
+        qrels, run = QRELS, RUN
+    alone, want = _queries(monkeypatch, qrels, run)
+    for runs in ({"bm25": run}, [run]):
+        texts, got = _queries(monkeypatch, qrels, runs)
+        assert texts == alone
+        name = next(iter(runs)) if isinstance(runs, dict) else run.name
+        assert_equal(want.select(pl.lit(name).alias("run"), pl.all()), got)
+    # several runs: their names go into DuckDB as integer codes, and come back as names
+    texts, got = _queries(monkeypatch, qrels, {"b": run, "a": run})
+    assert not any("'b'" in t or "'a'" in t for t in texts)
+    assert_equal(*_both(qrels, {"b": run, "a": run}, FIVE, per_query=True))
+
+
+def test_a_parquet_file_of_several_runs_in_a_list(tmp_path: Path) -> None:
+    # its own run column: runs 'NAME/inner' as evaluate names them (DuckDB's view gave all its
+    # rows the file's name: one run, whose (query, doc) pairs were refused as duplicates)
+    run = rf.read_run(RUN).collect().select("query_id", "doc_id", "score")
+    flipped = run.with_columns(run=pl.lit("y"), score=-pl.col("score"))
+    pl.concat([run.with_columns(run=pl.lit("x")), flipped]).write_parquet(tmp_path / "runs.parquet")
+    run.write_parquet(tmp_path / "one.parquet")
+    several, one = tmp_path / "runs.parquet", tmp_path / "one.parquet"
+    for runs in ([several], {"r": several, "one": one}):
+        want, got = _both(QRELS, runs, FIVE, per_query=False)
+        assert_equal(want, got)
+    assert got["run"].unique().sort().to_list() == ["one", "r/x", "r/y"]

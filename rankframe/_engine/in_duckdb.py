@@ -88,9 +88,13 @@ def _parquet_scan(source: Source, kind: str) -> tuple[str, pl.Schema] | None:
 
 def _select(
     scan: str, schema: pl.Schema, kind: str, needed: tuple[str, ...], mapping: Mapping[str, str] | None,
-    where: str, keys: Sequence[str], name: str | None,
+    where: str, keys: Sequence[str], run: str | None,
 ) -> str:
-    """The canonical columns and the breakdowns of a Parquet scan, mapped as ``evaluate`` maps them."""
+    """The canonical columns and the breakdowns of a Parquet scan, mapped as ``evaluate`` maps them.
+
+    ``keys``: the breakdowns other than the run name; ``run``: the SQL of the ``run`` column
+    (None: none).
+    """
     renames, _ = column_renames(schema.names(), needed, mapping, kind, where)
     actual = {canonical: col for col, canonical in renames.items()}
     cols = []
@@ -100,29 +104,85 @@ def _select(
             cols.append(f"CAST({quote(col)} AS INTEGER) AS {c}")
         else:
             cols.append(f"{quote(col)} AS {c}")
-    for k in keys:
-        cols.append(f"{_literal(name)} AS run" if k == "run" and name is not None else quote(k))
+    cols.extend(quote(k) for k in keys)
+    if run is not None:
+        cols.append(f"{run} AS run")
     return f"SELECT {', '.join(cols)} FROM {scan}"
+
+
+def _run_column(name: str | None, code: int | None, schema: pl.Schema) -> str | None:
+    """The SQL of one run source's ``run`` column, as ``evaluate`` names its runs.
+
+    A source of several runs (its own ``run`` column) inside a list or dict of runs:
+    ``name/inner`` (its rows were one run, and refused as duplicates); else the run's code,
+    or its name.
+    """
+    own = "run" in schema.names()
+    if name is None:
+        return quote("run") if own else None
+    if own:
+        return f"{_literal(name + '/')} || CAST({quote('run')} AS VARCHAR)"
+    return _literal(name) if code is None else str(code)
 
 
 def _register(
     con: Any, table: str, kind: str, sources: list[tuple[str | None, Source]] | None,
     frame: pl.LazyFrame, needed: tuple[str, ...], mapping: Mapping[str, str] | None, keys: list[str],
-) -> None:
-    """``table``: a view over DuckDB's own scans of Parquet sources, else the read frame via Arrow."""
+    *, code_runs: bool = False,
+) -> list[str | None] | None:
+    """``table``: a view over DuckDB's own scans of Parquet sources, else the read frame via Arrow.
+
+    ``code_runs``: the run names go into DuckDB as codes, integers ``0..n-1`` (names hash and
+    compare as strings in every window, join and group: 35% more CPU in the evaluation of
+    one run at 10M rows), and one run's name not at all (the query then is the one of a run
+    passed alone). Returns the run names by code (one name: the run left out), or None
+    when the ``run`` column holds the names themselves.
+    """
+    others = [k for k in keys if k != "run"]
     if sources is not None:
         scans = [_parquet_scan(src, kind) for _, src in sources]
         if all(s is not None for s in scans):
+            schemas = [schema for _, schema in scans]  # type: ignore[misc]
+            names: list[str | None] | None = None
+            if code_runs and not any("run" in schema.names() for schema in schemas):
+                names = [name for name, _ in sources]
+            runs = [
+                _run_column(name, None if names is None else i, schema) if "run" in keys else None
+                for i, ((name, _), schema) in enumerate(zip(sources, schemas, strict=True))
+            ]
+            if names is not None and len(names) == 1:
+                runs = [None]
             selects = [
-                _select(scan, schema, kind, needed, mapping, describe(src, kind), keys, name)
-                for (name, src), (scan, schema) in zip(sources, scans, strict=True)  # type: ignore[misc]
+                _select(scan, schema, kind, needed, mapping, describe(src, kind), others, run)
+                for (_, src), (scan, schema), run in zip(sources, scans, runs, strict=True)  # type: ignore[misc]
             ]
             con.sql(f"CREATE VIEW {table} AS " + " UNION ALL BY NAME ".join(selects))
-            return
+            return names
     data = frame.select(*needed, *keys)
     if data.collect_schema()[needed[-1]] == pl.Boolean:
         data = data.with_columns(pl.col(needed[-1]).cast(pl.Int64))
-    con.register(table, data.collect().to_arrow())
+    collected = data.collect()
+    names = None
+    if code_runs and "run" in keys:
+        unique = collected.get_column("run").unique()
+        names = unique.to_list()
+        if len(names) == 1:
+            collected = collected.drop("run")
+        else:
+            code = pl.col("run").replace_strict(unique, range(len(names)), return_dtype=pl.Int32)
+            collected = collected.with_columns(code)
+    con.register(table, collected.to_arrow())
+    return names
+
+
+def _named(frame: pl.DataFrame, names: list[str | None] | None) -> pl.DataFrame:
+    """A result of the queries with the run names back in its ``run`` column (the first)."""
+    if names is None:
+        return frame
+    if len(names) == 1:
+        name = pl.lit(names[0], pl.String).alias("run")
+        return frame.select(name, *frame.columns)
+    return frame.with_columns(pl.col("run").replace_strict(range(len(names)), names, return_dtype=pl.String))
 
 
 def _screen(keys: list[str], qkeys: list[str]) -> str:
@@ -173,11 +233,14 @@ def _check(con: Any, prep: Prepared, keys: list[str], qkeys: list[str]) -> None:
         raise InputError(_bad_rows_message(row, _place(row, where, {}, col), "qrels"))
 
 
-def _warn(con: Any, prep: Prepared, keys: list[str], qkeys: list[str], dtypes: pl.Schema) -> None:
+def _warn(
+    con: Any, prep: Prepared, keys: list[str], qkeys: list[str], dtypes: pl.Schema,
+    names: list[str | None] | None,
+) -> None:
     """``evaluate``'s coverage warnings, from the (group, query) pairs DuckDB finds."""
     text = transpile(coverage(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb")
-    raw = con.sql(text).pl().rename({"has_qrels": HAS_QRELS, "has_run": HAS_RUN})
-    raw = raw.with_columns(pl.col(c).cast(dtypes[c]) for c in [*keys, Q])
+    raw = _named(con.sql(text).pl(), names).rename({"has_qrels": HAS_QRELS, "has_run": HAS_RUN})
+    raw = raw.with_columns(pl.col(c).cast(dtypes[c]) for c in [*prep.keys, Q])
     _warn_coverage(prep, raw)
 
 
@@ -241,13 +304,17 @@ def evaluate_duckdb(
     )
     keys, qkeys = prep.keys, _qrels_keys(prep)
     long_rows = per_query or output is not None
-    text = transpile(
-        build(
-            prep.measures, qrels="qrels_in_", run="run_in_", per_query=long_rows, by=keys, qrels_by=qkeys,
-            qrels_columns=None, run_columns=None, **options,
-        ),
-        "duckdb",
-    )
+
+    def query(by: list[str]) -> str:
+        return transpile(
+            build(
+                prep.measures, qrels="qrels_in_", run="run_in_", per_query=long_rows, by=by,
+                qrels_by=qkeys, qrels_columns=None, run_columns=None, **options,
+            ),
+            "duckdb",
+        )
+
+    text = query(keys)  # a measure without a SQL form is named before any input is read
     if judged is None:
         named = _named_runs(run)
         run_sources = [(None, run)] if named is None else list(named)
@@ -260,12 +327,17 @@ def evaluate_duckdb(
     con = duckdb.connect(config={"temp_directory": folder, **limits})
     try:
         con.execute("SET enable_progress_bar = false")
-        _register(con, "run_in_", "run", run_sources, prep.run, (Q, D, S), run_columns, keys)
+        code_runs = "run" in keys and "run" not in qkeys
+        names = _register(
+            con, "run_in_", "run", run_sources, prep.run, (Q, D, S), run_columns, keys, code_runs=code_runs
+        )
         _register(con, "qrels_in_", "qrels", qrels_sources, prep.qrels, (Q, D, REL), qrels_columns, qkeys)
-        _check(con, prep, keys, qkeys)
+        # the keys of the queries: one run's name is left out (see _register)
+        inner = [k for k in keys if k != "run"] if names is not None and len(names) == 1 else keys
+        _check(con, prep, inner, qkeys)
         dtypes = prep.run.collect_schema()
-        _warn(con, prep, keys, qkeys, dtypes)
-        result = con.sql(text).pl()
+        _warn(con, prep, inner, qkeys, dtypes, names)
+        result = _named(con.sql(text if inner == keys else query(inner)).pl(), names)
     except duckdb.OutOfMemoryException as exc:
         detail = str(exc).strip().splitlines()[0]
         msg = (

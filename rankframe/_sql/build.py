@@ -366,8 +366,11 @@ def query_set(inputs: Inputs, *, complete: bool) -> list[tuple[str, str]]:
     owed = "qrels_queries AS j"
     if fixed != qkeys:  # the run name: each run owes every judged query
         extra = [k for k in fixed if k not in qkeys]
+        # the groups first: a join of every (group, query) pair with every judged query of its
+        # qrels group is quadratic in the number of queries (10^10 rows at 100,000 queries)
+        groups = f"(SELECT DISTINCT {_cols('', [*extra, *qkeys])} FROM run_queries) AS g"
         owed = (
-            f"(SELECT DISTINCT {_cols('g', extra)}, {_cols('j', qkeys, Q)} FROM run_queries AS g "
+            f"(SELECT {_cols('g', extra)}, {_cols('j', qkeys, Q)} FROM {groups} "
             f"JOIN qrels_queries AS j{' ON ' + _on('g', 'j', qkeys) if qkeys else ' ON TRUE'}) AS j"
         )
     elif qkeys and own:  # only the qrels groups the run has

@@ -10,9 +10,10 @@ Two engines (``engine=``):
   planner of :func:`rankframe.evaluate` (the same measure registry, options and validation).
   Per-query rows come back as a Spark DataFrame; Spark aggregates them across queries. Paths
   are read by the tasks themselves. rankframe and Polars must be importable on the executors.
-* ``"sql"``: the query of :func:`rankframe.sql.query` (after the checks of
-  :func:`rankframe.sql.checks`) runs in Spark SQL; nothing of rankframe or Polars runs on the
-  executors. The measures that compile to SQL, trec_eval's tie order.
+* ``"sql"``: the query of :func:`rankframe.sql.query` runs in Spark SQL, with a screen of the
+  inputs in the same statement (:func:`rankframe.sql.checks` runs only to name a problem the
+  screen finds); nothing of rankframe or Polars runs on the executors. The measures that
+  compile to SQL, trec_eval's tie order.
 
 Examples
 --------
@@ -117,8 +118,11 @@ def evaluate(
           Polars; rankframe and Polars must be installed on the executors. Every measure and
           option of :func:`rankframe.evaluate`; per-query values identical to it.
         * ``"sql"``: the compiled query of :func:`rankframe.sql.query`, run by Spark SQL
-          after :func:`rankframe.sql.checks`; nothing of rankframe or Polars runs on the
-          executors (the driver writes the queries). Only the measures that compile
+          with a screen of the inputs in the same statement (counts of the rows
+          :func:`rankframe.sql.checks` would report; the run's duplicates found by a window
+          over the ranking's own shuffle), then the check query only when the screen finds
+          a problem, to name it; nothing of rankframe or Polars runs on the executors (the
+          driver writes the queries). Only the measures that compile
           (:func:`rankframe.sql.compiles`), trec_eval's tie order and float64 scores: anything
           else raises, naming what to use instead. Paths are read with
           ``spark.read.parquet`` (Parquet only; ``partitions="files"`` is the polars
@@ -151,9 +155,8 @@ def evaluate(
         ``[run,] [breakdowns...,] measure, value`` (mean, sum or geometric mean per measure, as
         trec_eval aggregates it). Input errors are raised here, as
         :class:`rankframe.InputError`, and the coverage warnings of :func:`rankframe.evaluate`
-        are issued here too: the polars engine computes the per-query rows when this function
-        runs (cached); the SQL engine runs its check query here and returns the evaluation
-        unevaluated (a lazy DataFrame, computed when used).
+        are issued here too: both engines compute the per-query rows when this function runs
+        (cached), and the result is read from them.
 
     Raises
     ------
@@ -170,7 +173,7 @@ def evaluate(
     same planner with order-independent sums); the SQL engine's agree to 1e-12 relative (SQL
     engines add in no fixed order). Aggregates are Spark sums, so their last bits may differ.
     With breakdowns, the SQL engine warns of judged queries that the run lacks entirely (its
-    check query compares query ids over the whole inputs); the polars engine also of those that
+    screen compares query ids over the whole inputs); the polars engine also of those that
     some groups lack.
     """
     F, T = spark_modules()  # noqa: N806

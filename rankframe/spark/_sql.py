@@ -1,10 +1,15 @@
 """The sql engine of :mod:`rankframe.spark`: the compiled query of :mod:`rankframe.sql` in Spark SQL.
 
-Nothing of rankframe or Polars runs on the executors: the driver writes two queries, Spark
-plans and runs them. First :func:`rankframe.sql.checks` (what ``evaluate`` refuses is raised
-here as :class:`~rankframe.InputError`, its coverage notes are warned of), then
-:func:`rankframe.sql.query`, whose ``per_query`` CTE (one row per group and query, a column per
-measure) is turned into the long result in the same statement, per query or aggregated, with the
+Nothing of rankframe or Polars runs on the executors: the driver writes the statement, Spark
+plans and runs it. One statement computes the per-query rows of :func:`rankframe.sql.query`
+(its ``per_query`` CTE: one row per group and query, a column per measure) and, in one more row,
+a screen of the inputs: how many rows ``evaluate`` would refuse (null ids, scores or grades,
+non-finite scores, fractional grades, duplicate (query, doc) pairs) and the counts of its
+coverage warnings. The run's duplicates are found by a window over the ranking's own shuffle
+(Spark reuses the exchange), instead of a second full shuffle of the run. The rows are cached;
+when the screen finds a problem, :func:`rankframe.sql.checks` runs to name it (raised as
+:class:`~rankframe.InputError`, as ``evaluate`` raises it); else the coverage warnings are
+issued and the long result is read from the cached rows, per query or aggregated, with the
 columns, types and order of the polars engine's result.
 """
 
@@ -23,8 +28,11 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from rankframe._measures import Measure
 
-#: The placeholders of the inputs in the query text, bound by ``spark.sql(text, qrels=..., run=...)``.
-_QRELS, _RUN = "rf_qrels_input", "rf_run_input"
+#: The placeholders of the inputs in the query text, bound by ``spark.sql(text, qrels=..., run=...)``:
+#: the judgments, the run rows with a query id (those the evaluation reads) and the run as given.
+_QRELS, _RUN, _RUN_ALL = "rf_qrels_input", "rf_run_input", "rf_run_all"
+#: The screen's columns (see :func:`_screen`), in the one row it adds to the per-query rows.
+_SCREEN = ("rf_run_bad", "rf_qrels_bad", "rf_missing", "rf_first_missing", "rf_unjudged", "rf_common")
 
 
 def unsupported(measures: Sequence[Measure], options: dict[str, Any]) -> str | None:
@@ -79,45 +87,70 @@ def evaluate_sql(
     if partitions is not None:  # whole queries in each partition, both sides alike
         run_view, qrels_view = run_view.repartition(partitions, Q), qrels_view.repartition(partitions, Q)
     spark = run_view.sparkSession
+    # the evaluation reads the run rows that have a query id (a null one is an error, counted
+    # apart): Spark infers this filter from the judgments join in most plans; written out, the
+    # ranking's shuffle is the same in every plan, and the screen's window reads it again
+    with_ids = run_view.where(F.col(Q).isNotNull())
 
     def run_sql(text: str) -> DataFrame:
         # the inputs are bound as temporary views that Spark drops once the plan is analysed
         bound = text.replace("{", "{{").replace("}", "}}")
-        bound = bound.replace(_QRELS, "{qrels}").replace(_RUN, "{run}")
-        return spark.sql(bound, qrels=qrels_view, run=run_view)
+        for name, placeholder in (("qrels", _QRELS), ("run", _RUN), ("run_all", _RUN_ALL)):
+            bound = bound.replace(placeholder, "{" + name + "}")
+        return spark.sql(bound, qrels=qrels_view, run=with_ids, run_all=run_view)
 
     inputs = {"qrels": _QRELS, "run": _RUN, "dialect": "spark", "by": keys, "qrels_by": qrels_keys}
-    try:
-        problems = [r.asDict() for r in run_sql(rsql.checks(**inputs)).collect()]
-    except Exception as err:
-        if "ARITHMETIC_OVERFLOW" not in str(err):
-            raise
-        msg = (
-            f"{where['qrels']}, column 'relevance': a grade is infinite or too large to be an "
-            "integer (Spark's FLOOR overflows on it). Grades must be integers; filter or map "
-            "them first (F.col('relevance').cast('int'))."
-        )
-        raise InputError(msg) from None
-    _raise_errors(problems, where)
+
+    def name_the_problem() -> None:
+        """Raise the InputError of the check query for the first problem of the inputs, if any."""
+        check = rsql.checks(**{**inputs, "run": _RUN_ALL})
+        try:
+            problems = [r.asDict() for r in run_sql(check).collect()]
+        except Exception as err:
+            if "ARITHMETIC_OVERFLOW" not in str(err):
+                raise
+            msg = (
+                f"{where['qrels']}, column 'relevance': a grade is infinite or too large to be an "
+                "integer (Spark's FLOOR overflows on it). Grades must be integers; filter or map "
+                "them first (F.col('relevance').cast('int'))."
+            )
+            raise InputError(msg) from None
+        _raise_errors(problems, where)
+
     opts = {k: options[k] for k in ("complete", "depth", "relevance_level", "judged_only") if k in options}
+    text = rsql.query(measures, per_query=True, **inputs, **opts)
+    names = [*keys, Q, *(f"rf_m{i}" for i in range(len(measures)))]
+    rows = None
+    try:
+        rows = run_sql(_statement(text, keys, qrels_keys)).toDF("rf_kind", *names, *_SCREEN).persist()
+        screen = rows.where(F.col("rf_kind") == 1).select(*_SCREEN).collect()[0].asDict()  # fills the cache
+    except Exception:
+        if rows is not None:
+            rows.unpersist()
+        name_the_problem()  # the statement failed on bad input (e.g. an infinite grade): name it
+        raise
+    if screen["rf_run_bad"] or screen["rf_qrels_bad"]:
+        rows.unpersist()
+        name_the_problem()
+        msg = (  # pragma: no cover - the screen counts the rows the check query finds
+            f"The input screen counted {screen['rf_run_bad']} bad run rows and "
+            f"{screen['rf_qrels_bad']} bad judgments, which the check query did not find."
+        )
+        raise RuntimeError(msg)
     q_type = run_types[Q] if run_types[Q] == qrels_types[Q] else T.StringType()
     q_cast = None if isinstance(q_type, T.StringType) else q_type.simpleString()
     shown = str if q_cast is None else int  # an example query id as evaluate shows it
-    _warn_coverage(problems, keys, qrels_keys, bool(opts.get("complete")), run_sql, shown)
+    _warn_coverage(screen, keys, qrels_keys, bool(opts.get("complete")), shown)
+    per_query_rows = rows.where(F.col("rf_kind") == 0).select(*names)
+    return spark.sql(_long(keys, measures, q_cast, per_query=per_query), rows=per_query_rows)
 
-    text = rsql.query(measures, per_query=True, **inputs, **opts)
-    return run_sql(_statement(text, keys, measures, q_cast, per_query=per_query))
 
+def _statement(text: str, keys: list[str], qrels_keys: list[str]) -> str:
+    """The compiled query's CTEs, then its ``per_query`` rows and the screen's row, in one statement.
 
-def _statement(
-    text: str, keys: list[str], measures: Sequence[Measure], q_cast: str | None, *, per_query: bool
-) -> str:
-    """The compiled query's CTEs, then the long result of its ``per_query`` CTE, in one statement.
-
-    ``stack`` unpivots the one ``per_query`` row of each (group, query), or of each group's
-    aggregates, reading ``per_query`` once (Spark inlines CTEs: a CTE read by several SELECTs
-    is computed once for each), and the rows are sorted as :func:`rankframe.evaluate` sorts
-    them. ``q_cast``: the Spark type the query ids are cast back to (None: strings).
+    Rows: ``rf_kind`` 0, the breakdowns, ``query_id``, one column per measure, and nulls for the
+    screen; one row of ``rf_kind`` 1 with nulls, then the columns of :data:`_SCREEN`. Spark
+    inlines CTEs, so each part reads what it needs once.
     """
     import sqlglot
     from sqlglot import exp
@@ -128,10 +161,78 @@ def _statement(
         msg = "The compiled query has no per_query CTE; rankframe.sql and rankframe.spark disagree."
         raise RuntimeError(msg)
     head = with_.transform(_log2).sql(dialect="spark")
+    nulls = ", ".join(f"NULL AS {c}" for c in _SCREEN)
+    width = len([c for c in with_.expressions if c.alias == "per_query"][0].this.expressions)
+    blanks = ", ".join(["NULL"] * width)
+    body = (
+        f"SELECT 0 AS rf_kind, p.*, {nulls} FROM per_query AS p\n"
+        f"UNION ALL\nSELECT 1, {blanks}, s.* FROM rf_screen AS s"
+    )
+    return f"{head},\n" + ",\n".join(_screen(keys, qrels_keys)) + f"\n{body}"
+
+
+def _screen(keys: list[str], qrels_keys: list[str]) -> list[str]:
+    """The screen's CTEs: the check query's findings as counts, in one row (``rf_screen``).
+
+    ``rf_run_bad``: the run rows that ``evaluate`` refuses (a null query id, in the run as given;
+    a null doc id or score, a non-finite score, a (group, query, doc) given before: a window by
+    query over the run rows ordered by doc id, which reads the shuffle of the ranking's window);
+    ``rf_qrels_bad`` likewise for the judgments (null ids or grades, fractional grades,
+    duplicates); the judged query ids not in the run (``rf_missing``, the first of them),
+    those of the run not judged (``rf_unjudged``), and those of both (``rf_common``), compared
+    across the whole inputs as the check query compares them. Zero bad rows: the check query
+    would find no error.
+    """
+    from rankframe._sql.build import key_names, quote
+
+    inner = {c: _ident(c) if k == quote(c) else k for k, c in zip(key_names(keys), keys, strict=True)}
+    group = "".join(f"{inner[k]}, " for k in keys)
+    qgroup = "".join(f"{inner[k]}, " for k in qrels_keys)
+
+    def ordered(table: str, group: str, value: str) -> str:
+        return (
+            f"SELECT {group}query_id, doc_id, {value}, LAG(doc_id) OVER "
+            f"(PARTITION BY {group}query_id ORDER BY doc_id) AS rf_prev FROM {table}"
+        )
+
+    def count(condition: str) -> str:
+        return f"COALESCE(SUM(CASE WHEN {condition} THEN 1 ELSE 0 END), 0)"
+
+    # as rankframe.sql.checks finds them: a finite score has score - score = 0 (false for NaN
+    # and both infinities in Spark), an integer grade rel = ROUND(rel)
+    duplicate = "doc_id = rf_prev"
+    non_finite = "NOT (score - score = 0)"
+    fractional = "NOT (rel - rel = 0 AND rel = ROUND(rel))"
+    run_bad = count(f"doc_id IS NULL OR score IS NULL OR {non_finite} OR {duplicate}")
+    qrels_bad = count(f"query_id IS NULL OR doc_id IS NULL OR rel IS NULL OR {fractional} OR {duplicate}")
+    coverage = (
+        "SELECT COUNT(CASE WHEN r.query_id IS NULL THEN 1 END) AS rf_missing, "
+        "MIN(CASE WHEN r.query_id IS NULL THEN j.query_id END) AS rf_first_missing, "
+        "COUNT(CASE WHEN j.query_id IS NULL THEN 1 END) AS rf_unjudged, "
+        "COUNT(CASE WHEN r.query_id IS NOT NULL AND j.query_id IS NOT NULL THEN 1 END) AS rf_common "
+        "FROM (SELECT DISTINCT query_id FROM run_in) AS r "
+        "FULL OUTER JOIN (SELECT DISTINCT query_id FROM qrels_in) AS j ON r.query_id = j.query_id"
+    )
+    return [
+        f"rf_run_rows AS ({ordered('run_in', group, 'score')})",
+        f"rf_qrels_rows AS ({ordered('qrels_in', qgroup, 'CAST(rel AS DOUBLE) AS rel')})",
+        f"rf_screen AS (SELECT r.rf_run_bad + n.rf_run_bad AS rf_run_bad, q.rf_qrels_bad, c.* FROM "
+        f"(SELECT {run_bad} AS rf_run_bad FROM rf_run_rows) AS r CROSS JOIN "
+        f"(SELECT COUNT(*) AS rf_run_bad FROM {_RUN_ALL} WHERE query_id IS NULL) AS n CROSS JOIN "
+        f"(SELECT {qrels_bad} AS rf_qrels_bad FROM rf_qrels_rows) AS q CROSS JOIN ({coverage}) AS c)",
+    ]
+
+
+def _long(keys: list[str], measures: Sequence[Measure], q_cast: str | None, *, per_query: bool) -> str:
+    """The long result of the per-query rows (bound as ``{rows}``): per query, or aggregated.
+
+    ``stack`` unpivots the one row of each (group, query), or of each group's aggregates, and
+    the rows are sorted as :func:`rankframe.evaluate` sorts them. ``q_cast``: the Spark type the
+    query ids are cast back to (None: strings).
+    """
     names = [_ident(k) for k in keys]
     slots = [f"rf_m{i}" for i in range(len(measures))]
-    # the CTE's columns by position: it names breakdowns that clash with its own columns k0, k1...
-    rows = f"per_query AS rf_rows({', '.join([*names, 'query_id', *slots])})"
+    rows = "{rows}"
     group = "".join(f"{n}, " for n in names)
     if per_query:
         ids = "query_id" if q_cast is None else f"CAST(query_id AS {q_cast})"
@@ -151,7 +252,8 @@ def _statement(
         order = names
     sort = ", ".join([*(f"{c} ASC NULLS LAST" for c in order), "rf_order"])
     columns = ", ".join([*order, "measure", "value"])
-    return f"{head}\nSELECT {columns} FROM ({source}) AS rf_long ORDER BY {sort}"
+    text = f"SELECT {columns} FROM ({source}) AS rf_long ORDER BY {sort}"
+    return text.replace("{", "{{").replace("}", "}}").replace("{{rows}}", "{rows}")
 
 
 def _stack(pairs: list[tuple[str, str]]) -> str:
@@ -267,22 +369,19 @@ def _message(role: str, problem: str, p: dict[str, Any], where: str) -> str:
 
 
 def _warn_coverage(
-    problems: list[dict[str, Any]],
+    screen: dict[str, Any],
     keys: list[str],
     qrels_keys: list[str],
     complete: bool,
-    run_sql: Any,
     shown: Any = str,
 ) -> None:
-    """The coverage warnings of ``evaluate``, from the check query's rows.
+    """The coverage warnings of ``evaluate``, from the screen's counts.
 
-    The check query compares query ids across the whole inputs: a judged query that the run
-    lacks entirely is warned of, not one that some breakdown groups lack.
+    The query ids are compared across the whole inputs: a judged query that the run lacks
+    entirely is warned of, not one that some breakdown groups lack.
     """
-    found = {p["problem"]: p for p in problems}
-    missing = found.get("judged query not in run")
-    if missing is not None:
-        n = missing["rows"]
+    n = screen["rf_missing"]
+    if n:
         own = [k for k in keys if k != "run" and k not in qrels_keys]
         if own:  # breakdowns of the run alone: the query is in none of its run's groups
             scope = f"in no ({', '.join(own)}) group of the run"
@@ -292,24 +391,18 @@ def _warn_coverage(
         fate = f"scored 0{zero} (complete=True)" if complete else (
             f"skipped; pass complete=True (trec_eval -c) to score them 0{zero}"
         )
-        # does any judged query have results? (asked only when some have none)
-        common = run_sql(
-            f"SELECT 1 AS one FROM {_QRELS} AS j LEFT SEMI JOIN {_RUN} AS r "
-            "ON CAST(j.query_id AS STRING) = CAST(r.query_id AS STRING) LIMIT 1"
-        ).collect()
-        none_match = "" if common else (
+        none_match = "" if screen["rf_common"] else (
             " No judged query has results: check that the query ids of the qrels and the "
             "run match (e.g. '001' vs 1, or a prefix)."
         )
         are = "is" if n == 1 else "are"
         warn(
             f"{n} judged quer{'y' if n == 1 else 'ies'} {are} {scope} ({fate}), e.g. query "
-            f"{shown(missing['query_id'])!r}.{none_match}",
+            f"{shown(screen['rf_first_missing'])!r}.{none_match}",
             NoQueryInCommonWarning if none_match else RankframeWarning,
         )
-    run_only = found.get("run query not judged")
-    if run_only is not None:
-        n = run_only["rows"]
+    n = screen["rf_unjudged"]
+    if n:
         warn(
             f"{n} run quer{'y has' if n == 1 else 'ies have'} no judgments and "
             f"{'is' if n == 1 else 'are'} ignored."
