@@ -50,7 +50,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 import rankframe.spark as rfs  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-FEW = max(1, settings.default.max_examples * 3 // 20)  # 3 with the ci profile
+FEW = max(1, settings.default.max_examples * 3 // 20)  # 2 with the ci profile (15)
 
 
 @pytest.fixture(scope="module")
