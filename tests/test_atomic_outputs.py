@@ -378,6 +378,16 @@ def test_a_file_past_the_size_limit_is_an_output_error_and_no_temporary_file(tmp
     assert _leftovers(tmp_path) == []
 
 
+def _tmpfs(folder: Path, options: str):
+    """Mount a tmpfs with these options on ``folder`` while inside (skip where it cannot be)."""
+    mount = ["mount", "-t", "tmpfs", "-o", options, "tmpfs", str(folder)]
+    mounted = subprocess.run(mount, capture_output=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs ({options}): {mounted.stderr.decode().strip()}")
+    yield folder
+    subprocess.run(["umount", str(folder)], check=True)
+
+
 @pytest.fixture
 def small_disk(tmp_path):
     """A 16 KiB tmpfs (root, where mounting is allowed), unmounted after the test."""
@@ -385,12 +395,7 @@ def small_disk(tmp_path):
         pytest.skip("mounting a tmpfs needs root on Linux")
     folder = tmp_path / "disk"
     folder.mkdir()
-    mount = ["mount", "-t", "tmpfs", "-o", "size=16k", "tmpfs", str(folder)]
-    mounted = subprocess.run(mount, capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs: {mounted.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=True)
+    yield from _tmpfs(folder, "size=16k")
 
 
 def test_a_full_disk_is_an_output_error_naming_the_path(small_disk, capsys):
@@ -421,12 +426,7 @@ def read_only_folder(tmp_path):
         yield folder
         folder.chmod(0o755)
         return
-    mount = ["mount", "-t", "tmpfs", "-o", "ro,size=64k", "tmpfs", str(folder)]
-    mounted = subprocess.run(mount, capture_output=True)
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a read-only tmpfs: {mounted.stderr.decode().strip()}")
-    yield folder
-    subprocess.run(["umount", str(folder)], check=True)
+    yield from _tmpfs(folder, "ro,size=64k")
 
 
 def test_an_unwritable_folder_is_refused_before_the_evaluation(read_only_folder, monkeypatch, capsys):

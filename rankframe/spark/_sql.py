@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The placeholders of the inputs in the query text, bound by ``spark.sql(text, qrels=..., run=...)``:
 #: the judgments, the run rows with a query id (those the evaluation reads) and the run as given.
 _QRELS, _RUN, _RUN_ALL = "rf_qrels_input", "rf_run_input", "rf_run_all"
+#: The placeholder of the per-query rows in the long result's text (see :func:`_long`).
+_ROWS = "rf_rows_input"
 #: The screen's columns (see :func:`_screen`), in the one row it adds to the per-query rows.
 _SCREEN = ("rf_run_bad", "rf_qrels_bad", "rf_missing", "rf_first_missing", "rf_unjudged", "rf_common")
 
@@ -94,9 +96,7 @@ def evaluate_sql(
 
     def run_sql(text: str) -> DataFrame:
         # the inputs are bound as temporary views that Spark drops once the plan is analysed
-        bound = text.replace("{", "{{").replace("}", "}}")
-        for name, placeholder in (("qrels", _QRELS), ("run", _RUN), ("run_all", _RUN_ALL)):
-            bound = bound.replace(placeholder, "{" + name + "}")
+        bound = _bound(text, {"qrels": _QRELS, "run": _RUN, "run_all": _RUN_ALL})
         return spark.sql(bound, qrels=qrels_view, run=with_ids, run_all=run_view)
 
     inputs = {"qrels": _QRELS, "run": _RUN, "dialect": "spark", "by": keys, "qrels_by": qrels_keys}
@@ -142,7 +142,24 @@ def evaluate_sql(
     shown = str if q_cast is None else int  # an example query id as evaluate shows it
     _warn_coverage(screen, keys, qrels_keys, bool(opts.get("complete")), shown)
     per_query_rows = rows.where(F.col("rf_kind") == 0).select(*names)
-    return spark.sql(_long(keys, measures, q_cast, per_query=per_query), rows=per_query_rows)
+    long = _bound(_long(keys, measures, q_cast, per_query=per_query), {"rows": _ROWS})
+    return spark.sql(long, rows=per_query_rows)
+
+
+def _bound(text: str, placeholders: dict[str, str]) -> str:
+    """``text`` for ``spark.sql(text, name=DataFrame)``: braces escaped, each placeholder ``{name}``.
+
+    Examples
+    --------
+    >>> _bound("SELECT MAP('a', 1) FROM rf_run_input", {"run": _RUN})
+    "SELECT MAP('a', 1) FROM {run}"
+    >>> _bound("SELECT '{x}' FROM rf_run_input", {"run": _RUN})
+    "SELECT '{{x}}' FROM {run}"
+    """
+    bound = text.replace("{", "{{").replace("}", "}}")
+    for name, placeholder in placeholders.items():
+        bound = bound.replace(placeholder, "{" + name + "}")
+    return bound
 
 
 def _statement(text: str, keys: list[str], qrels_keys: list[str]) -> str:
@@ -224,7 +241,7 @@ def _screen(keys: list[str], qrels_keys: list[str]) -> list[str]:
 
 
 def _long(keys: list[str], measures: Sequence[Measure], q_cast: str | None, *, per_query: bool) -> str:
-    """The long result of the per-query rows (bound as ``{rows}``): per query, or aggregated.
+    """The long result of the per-query rows (the placeholder :data:`_ROWS`): per query, or aggregated.
 
     ``stack`` unpivots the one row of each (group, query), or of each group's aggregates, and
     the rows are sorted as :func:`rankframe.evaluate` sorts them. ``q_cast``: the Spark type the
@@ -232,7 +249,7 @@ def _long(keys: list[str], measures: Sequence[Measure], q_cast: str | None, *, p
     """
     names = [_ident(k) for k in keys]
     slots = [f"rf_m{i}" for i in range(len(measures))]
-    rows = "{rows}"
+    rows = _ROWS
     group = "".join(f"{n}, " for n in names)
     if per_query:
         ids = "query_id" if q_cast is None else f"CAST(query_id AS {q_cast})"
@@ -252,8 +269,7 @@ def _long(keys: list[str], measures: Sequence[Measure], q_cast: str | None, *, p
         order = names
     sort = ", ".join([*(f"{c} ASC NULLS LAST" for c in order), "rf_order"])
     columns = ", ".join([*order, "measure", "value"])
-    text = f"SELECT {columns} FROM ({source}) AS rf_long ORDER BY {sort}"
-    return text.replace("{", "{{").replace("}", "}}").replace("{{rows}}", "{rows}")
+    return f"SELECT {columns} FROM ({source}) AS rf_long ORDER BY {sort}"
 
 
 def _stack(pairs: list[tuple[str, str]]) -> str:
