@@ -165,8 +165,9 @@ def main() -> None:
     for label, ts in times.items():
         med = statistics.median(ts)
         base = statistics.median(times[base_of[label]])
-        other = f" | {med / statistics.median(times[polars]):.2f}x" if "DataFrames" in label else " | "
-        other = other if polars else ""
+        other = ""  # the polars engine's column, when it was measured
+        if polars:
+            other = f" | {med / statistics.median(times[polars]):.2f}x" if "DataFrames" in label else " | "
         print(f"| {label} | {med:.2f} | {min(ts):.2f} | {med / base:.2f}x{other} |")
     spark.stop()
 
@@ -174,10 +175,10 @@ def main() -> None:
 def lower_bounds(spark, qrels: str, run: str) -> dict:  # noqa: ANN001
     """What bounds the SQL engine from below: the compiled query alone, and Spark's floor."""
     from rankframe import sql as rsql
+    from rankframe.spark._sql import _bound  # as the SQL engine binds its inputs
 
     text = rsql.query(MEASURES, qrels="rf_q_in", run="rf_r_in", dialect="spark")
-    text = text.replace("{", "{{").replace("}", "}}")  # a format string for spark.sql
-    text = text.replace("rf_q_in", "{qrels}").replace("rf_r_in", "{run}")
+    text = _bound(text, {"qrels": "rf_q_in", "run": "rf_r_in"})  # a format string for spark.sql
 
     def compiled() -> pl.DataFrame:
         out = spark.sql(text, qrels=spark.read.parquet(qrels), run=spark.read.parquet(run))
