@@ -82,12 +82,15 @@ class InputError(RankframeError):
         example = repr(guess[0]) if guess else "'<column>'"
         param = "qrels_columns={...} and/or run_columns" if role == "judged" else f"{role}_columns"
         first = missing[0] if missing else "query_id"
+        hint = (
+            f"Hint: name the column explicitly, e.g. evaluate(..., {param}="
+            f"{{{first!r}: {example}}}) or read_{role}(..., columns={{...}})."
+        )
+        if role in ("interactions", "items", "reference"):  # side inputs: renamed by the user
+            hint = f"Hint: rename the column first, e.g. df.rename({{{example}: {first!r}}})."
         msg = (
             f"{subject} has no {role} column {', '.join(map(repr, missing))}{tried_txt}. "
-            f"Available columns: {', '.join(map(repr, available)) or '(none)'}. "
-            f"Hint: name the column explicitly, e.g. evaluate(..., {param}="
-            f"{{{first!r}: {example}}}) "
-            f"or read_{role}(..., columns={{...}})."
+            f"Available columns: {', '.join(map(repr, available)) or '(none)'}. {hint}"
         )
         return cls(msg)
 

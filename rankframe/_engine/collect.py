@@ -17,14 +17,17 @@ from rankframe._engine.options import (
     HAS_QRELS,
     HAS_RUN,
     N_RET,
+    REL,
     Prepared,
     Q,
+    confidence,
 )
 from rankframe._engine.plan import keeps_every_row, per_query_plan
 from rankframe._engine.prepare import _cast_grades, _qrels_keys
 from rankframe._engine.rank import missing_pairs
+from rankframe._engine.sides_plan import population_values
 from rankframe._errors import NoQueryInCommonWarning, RankframeWarning, warn
-from rankframe._measures import MIN_GEO_MEAN, Measure
+from rankframe._measures import MIN_GEO_MEAN, Measure, PopulationCtx
 
 
 def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tuple[pl.DataFrame, int]:
@@ -72,7 +75,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
     plan = per_query_plan(
         prep.run, prep.qrels, prep.measures, prep.keys, opts, qrels_keys,
         qrels_given=prep.qrels_given, pairs=prep.pairs, groups=prep.groups, checks=in_plan,
-        judgment_cache=prep.judgment_cache,
+        judgment_cache=prep.judgment_cache, sides=prep.sides, constants=prep.constants,
     )
     try:
         try:
@@ -94,9 +97,21 @@ def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
 
 
 def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
-    """The evaluated rows of a raw per-query frame, flags dropped, sorted."""
+    """The evaluated rows of a raw per-query frame, flags dropped, sorted.
+
+    With ``empty_queries="skip"``, the queries without a judgment of grade >= the relevance
+    level are left out.
+    """
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
-    return raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET).sort([*prep.keys, Q], nulls_last=True)
+    out = raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET)
+    if prep.opts.empty_queries == "skip":
+        qrels_keys = _qrels_keys(prep)
+        relevant = (
+            prep.qrels.filter(pl.col(REL) >= prep.opts.relevance_level)
+            .select(*qrels_keys, Q).unique().collect()
+        )
+        out = out.join(relevant, on=[*qrels_keys, Q], how="semi", nulls_equal=True)
+    return out.sort([*prep.keys, Q], nulls_last=True)
 
 
 def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
@@ -168,8 +183,31 @@ def per_query_wide(
     return _evaluated(prep, raw)
 
 
-def aggregate(wide: pl.DataFrame, measures: list[Measure], keys: list[str]) -> pl.DataFrame:
-    """Aggregate a wide per-query frame across queries (mean, sum or geometric mean)."""
+def aggregate(
+    wide: pl.DataFrame,
+    measures: list[Measure],
+    keys: list[str],
+    constants: PopulationCtx | None = None,
+    how: str = "mean",
+) -> pl.DataFrame:
+    """Aggregate a wide per-query frame across queries (mean, sum or geometric mean).
+
+    Population measures reduce their per-query states per group (:meth:`Measure.population`,
+    with the side inputs' ``constants``). ``how``: ``"median"`` or ``"ciNN"`` replace the mean
+    (:attr:`Options.aggregate`).
+    """
+    population = [m for m in measures if m.KIND == "population"]
+    if population:
+        query = [m for m in measures if m.KIND != "population"]
+        out = aggregate(wide.drop(repr(m) for m in population), query, keys, how=how)
+        values = population_values(wide, population, keys, constants or PopulationCtx())
+        if not keys:
+            if not wide.height:
+                values = pl.DataFrame({repr(m): [math.nan] for m in population})
+            out = pl.concat([out, values], how="horizontal") if out.width else values
+        else:
+            out = out.join(values, on=keys, how="left", nulls_equal=True)
+        return out.select(*keys, *(repr(m) for m in measures if m.AGGREGATE != "none"))
     exprs = []
     for m in measures:
         col = pl.col(repr(m))
@@ -179,6 +217,13 @@ def aggregate(wide: pl.DataFrame, measures: list[Measure], keys: list[str]) -> p
             e = col.clip(lower_bound=MIN_GEO_MEAN).log().mean().exp()
         elif m.AGGREGATE == "none":
             continue
+        elif how == "median":
+            e = col.median()
+        elif how != "mean":  # "ciNN": z * sd / sqrt(n), a single value's sd taken as 0
+            from scipy.stats import norm
+
+            z = float(norm.ppf((1.0 + (confidence(how) or 0.95)) / 2.0))
+            e = z * col.std().fill_null(0.0).fill_nan(0.0) / col.count().cast(pl.Float64).sqrt()
         else:
             e = col.mean()
         exprs.append(e.alias(repr(m)))
@@ -192,7 +237,16 @@ def aggregate(wide: pl.DataFrame, measures: list[Measure], keys: list[str]) -> p
 
 
 def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.DataFrame:
-    names = [repr(m) for m in measures if m.DTYPE == pl.Float64]
+    """The long layout of a wide frame.
+
+    Per query (``query_id`` in ``index``) without the population measures, whose per-query
+    columns are states, not values.
+    """
+    per_query = Q in index
+    names = [
+        repr(m) for m in measures
+        if m.DTYPE == pl.Float64 and not (per_query and m.KIND == "population")
+    ]
     order = {n: i for i, n in enumerate(names)}
     long = wide.select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
         index=index, on=names, variable_name="measure", value_name="value"

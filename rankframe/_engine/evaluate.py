@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankframe._engine import memory
-from rankframe._engine.collect import _long, aggregate, per_query_wide
+from rankframe._engine.collect import _long, per_query_wide
+from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.memory_guard import check_text, converts_memory_error
 from rankframe._engine.options import (
     Prepared,
@@ -22,6 +23,7 @@ from rankframe._errors import warn
 from rankframe._io import trec_text
 from rankframe._io.atomic import atomic_path, check_destination
 from rankframe._io.ecosystem import resolve, resolve_runs
+from rankframe._io.sides import read_sides
 from rankframe._io.storage import require_local_files, with_storage
 
 if TYPE_CHECKING:
@@ -56,6 +58,11 @@ def evaluate(
     run_columns: Mapping[str, str] | None = None,
     engine: str = "polars",
     storage_options: Mapping[str, str] | None = None,
+    interactions: Source | None = None,
+    items: Source | None = None,
+    reference: Source | None = None,
+    empty_queries: str = "zero",
+    aggregate: str = "mean",
 ) -> pl.DataFrame:
     """Evaluate one or several runs against judgments.
 
@@ -161,6 +168,31 @@ def evaluate(
         the keys of ``polars.scan_parquet``'s ``storage_options``. Applied to ``qrels``, every
         run, ``judged`` and ``prefs``; without them, the environment's credentials. Such runs
         take ``partitions=N``, not ``"files"``.
+    interactions
+        For recommender measures (coverage, novelty, popularity): the training history, a
+        table of ``query_id, doc_id`` (``user_id, item_id``...) with an optional ``weight``,
+        read like the qrels (any source above; TREC qrels text too). Item popularity and each
+        user's seen items come from it; its items are the catalogue when ``items`` is not
+        given.
+    items
+        The item catalogue: ``doc_id`` (``item_id``), optional ``features`` (a list or array of
+        floats per item, for :class:`~rankframe.measures.IntraListDiversity`), optional
+        ``popularity``; every other column is a category (``CategoricalDiversity``).
+    reference
+        Another run (``query_id, doc_id, score``) that ``Unexpectedness`` compares with.
+    empty_queries
+        Queries without a relevant judgment (none of grade >= ``relevance_level``):
+        ``"zero"``, evaluated and scored 0 by every measure (trec_eval, default), or
+        ``"skip"``, left out of the evaluation and its means (TorchMetrics'
+        ``empty_target_action="skip"``; RePlay and Microsoft Recommenders, which drop the users
+        without positives; click logs' MRR over the clicked queries).
+    aggregate
+        How per-query values become one per run or group: ``"mean"`` (default; counts are
+        summed, ``GMAP``-like measures take a geometric mean whatever this says),
+        ``"median"`` (RePlay's ``Median``), or ``"ciNN"``, the half-width of the normal NN%
+        confidence interval of the mean, ``z * sd / sqrt(n)`` (RePlay's
+        ``ConfidenceInterval(alpha=0.NN)``; ``"ci95"``). Population measures are one value
+        already.
 
     Returns
     -------
@@ -203,6 +235,15 @@ def evaluate(
     if output is not None:  # a missing or read-only folder is said now, not after the evaluation
         check_destination(output)
     qrels, run, judged, prefs = (with_storage(x, storage_options) for x in (qrels, run, judged, prefs))
+    sides = None
+    if interactions is not None or items is not None or reference is not None:
+        if engine != "polars":
+            msg = (
+                f"engine={engine!r} does not read side inputs (interactions, items, reference): "
+                "evaluate with the default engine ('polars') for them."
+            )
+            raise ValueError(msg)
+        sides = read_sides(interactions, items, reference, storage_options=storage_options)
     if partitions == "files":
         require_local_files(run)
     # the IR ecosystem's objects (pytrec_eval dicts, ir_measures records, ranx, Arrow streams)
@@ -215,13 +256,14 @@ def evaluate(
             output=output, qrels_columns=qrels_columns, run_columns=run_columns,
             unsupported={
                 "ties": ties, "score_dtype": score_dtype, "target": target, "prefs": prefs,
+                "empty_queries": empty_queries, "aggregate": aggregate,
                 "partitions": "auto" if partitions is None else partitions,
             },
         )
     options: dict[str, Any] = {
         "complete": complete, "depth": depth, "relevance_level": relevance_level, "ties": ties,
         "score_dtype": score_dtype, "judged_only": judged_only, "target": target,
-        "target_order": target_order,
+        "target_order": target_order, "empty_queries": empty_queries, "aggregate": aggregate,
     }
     named = _named_runs(run) if judged is None else None
     read = None
@@ -232,7 +274,7 @@ def evaluate(
     prep = prepare(
         qrels, run if read is None else read, measures, judged=judged, by=by,
         qrels_columns=qrels_columns, run_columns=run_columns if read is None else None,
-        prefs=prefs, validate=False, cast_grades=False, **options,
+        prefs=prefs, validate=False, cast_grades=False, sides=sides, **options,
     )
     if read is not None:
         prep.run_sources, prep.run_where = sources, ", ".join(sources.values())
@@ -248,7 +290,7 @@ def evaluate(
         def prepare_run(name: str) -> Prepared:
             part = prepare(
                 qrels_once, read[name], prep.measures, by=by, validate=False,
-                cast_grades=False, **options,
+                cast_grades=False, sides=sides, **options,
             )
             part.run_where = f"{sources[name]} (run {name!r})"
             return part
@@ -271,15 +313,24 @@ def evaluate(
         def reprepare(path: str) -> Prepared:
             return prepare(
                 prep.qrels, path if run_name is None else {run_name: path}, prep.measures, by=by,
-                run_columns=run_columns, validate=False, cast_grades=False, **options,
+                run_columns=run_columns, validate=False, cast_grades=False, sides=sides, **options,
             )
 
         wide = evaluate_parts(
             prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
         )
     if per_query:
+        population = [repr(m) for m in prep.measures if m.KIND == "population"]
+        if population:
+            kind = "is a population measure" if len(population) == 1 else "are population measures"
+            warn(
+                f"{', '.join(population)} {kind} (one value per run or breakdown group, not a "
+                "mean over queries): per_query=True leaves them out; evaluate without "
+                "per_query for their values."
+            )
         return _long(wide, prep.measures, [*prep.keys, Q])
-    return _long(aggregate(wide, prep.measures, prep.keys), prep.measures, prep.keys)
+    aggregated = _aggregate(wide, prep.measures, prep.keys, prep.constants, prep.opts.aggregate)
+    return _long(aggregated, prep.measures, prep.keys)
 
 
 def _memory_plan(

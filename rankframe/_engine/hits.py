@@ -30,11 +30,10 @@ def hits_level(measures: list[Measure], opts: Options, pairs: pl.LazyFrame | Non
     ``None`` where the general plan is needed: a measure reading other rows, a target column or
     preference pairs, the "average" tie policy (tie groups span every row) or judged-only runs.
     """
-    if (
-        not measures or pairs is not None or opts.target is not None or opts.judged_only
-        or opts.ties == "average"
-    ):
+    if pairs is not None or opts.target is not None or opts.judged_only or opts.ties == "average":
         return None
+    if not measures:  # the flags of the queries alone (beside the run-only plan's measures)
+        return opts.relevance_level
     levels = [m.hit_level(opts.relevance_level) for m in measures]
     if any(level is None for level in levels):
         return None

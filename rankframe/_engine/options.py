@@ -11,7 +11,8 @@ import polars as pl
 from rankframe._errors import MeasureError
 
 if TYPE_CHECKING:
-    from rankframe._measures import Measure
+    from rankframe._io.sides import Sides
+    from rankframe._measures import Measure, PopulationCtx
 
 Q, D, S, REL, RANK = "query_id", "doc_id", "score", "relevance", "_rank"
 TARGET = "_target"
@@ -30,6 +31,23 @@ TiePolicy = Literal["trec_eval", "average", "input"]
 TIE_POLICIES = ("trec_eval", "average", "input")
 
 
+def confidence(aggregate: object) -> float | None:
+    """The confidence level of an ``aggregate="ciNN"`` option (0.95 for ``"ci95"``), else None.
+
+    Examples
+    --------
+    >>> confidence("ci95"), confidence("ci99.9"), confidence("mean"), confidence("ci100")
+    (0.95, 0.999, None, None)
+    """
+    if not isinstance(aggregate, str) or not aggregate.startswith("ci"):
+        return None
+    try:
+        level = float(aggregate[2:]) / 100.0
+    except ValueError:
+        return None
+    return level if 0.0 < level < 1.0 else None
+
+
 @dataclass(frozen=True)
 class Options:
     """Evaluation options (trec_eval's defaults)."""
@@ -45,8 +63,25 @@ class Options:
     target: str | None = None
     #: ``"desc"``: larger target values rank first (scores); ``"asc"``: smaller first (ranks).
     target_order: Literal["desc", "asc"] = "desc"
+    #: Queries without a relevant judgment (grade >= ``relevance_level``): ``"zero"``, scored
+    #: 0 by every measure (trec_eval); ``"skip"``, left out of the evaluation (TorchMetrics'
+    #: ``empty_target_action="skip"``, RePlay and Recommenders dropping users without positives).
+    empty_queries: Literal["zero", "skip"] = "zero"
+    #: How per-query values become one per group: ``"mean"`` (measures that sum or take a
+    #: geometric mean keep theirs), ``"median"``, or ``"ciNN"``: the half-width of the normal
+    #: NN% confidence interval of the mean, z * sd / sqrt(n) (RePlay's ``ConfidenceInterval``).
+    aggregate: str = "mean"
 
     def __post_init__(self) -> None:
+        if self.empty_queries not in ("zero", "skip"):
+            msg = f"The 'empty_queries' option must be 'zero' or 'skip'. Got {self.empty_queries!r}."
+            raise MeasureError(msg)
+        if confidence(self.aggregate) is None and self.aggregate not in ("mean", "median"):
+            msg = (
+                "The 'aggregate' option must be 'mean', 'median' or 'ciNN' (the half-width of "
+                f"the NN% confidence interval of the mean, e.g. 'ci95'). Got {self.aggregate!r}."
+            )
+            raise MeasureError(msg)
         if self.target is not None and not isinstance(self.target, str):
             msg = f"The 'target' option must be a column name. Got {self.target!r}."
             raise MeasureError(msg)
@@ -108,3 +143,7 @@ class Prepared:
     #: Shared by runs evaluated apart against the same judgments: the judgment-side per-query
     #: frames of the hits plan, computed for the first run only (see :func:`hits_plan`).
     judgment_cache: dict | None = None
+    #: The side inputs (training interactions, catalogue, reference run), read and aligned.
+    sides: Sides | None = None
+    #: The side inputs' constants (catalogue size, users...), computed once in ``prepare``.
+    constants: PopulationCtx | None = None

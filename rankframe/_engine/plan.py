@@ -17,6 +17,8 @@ and a ``group_by`` over about a tenth of the rows; the values are the same, bit 
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import polars as pl
 
 from rankframe._engine.combine import _combine, _uses_partials
@@ -37,8 +39,12 @@ from rankframe._engine.options import (
     Q,
 )
 from rankframe._engine.rank import PC, PD, PT, doc_hash, ranked_join, target_levels, with_pair_counts
+from rankframe._engine.sides_plan import SIDE_ROW, check_sides, run_only, sides_plan
 from rankframe._errors import MeasureError
-from rankframe._measures import REGISTRY, Ctx, Measure
+from rankframe._measures import REGISTRY, Ctx, Measure, PopulationCtx
+
+if TYPE_CHECKING:
+    from rankframe._io.sides import Sides
 
 
 def keeps_every_row(
@@ -56,6 +62,8 @@ def keeps_every_row(
     groups.
     """
     if opts.depth is not None or opts.judged_only or pairs is not None:
+        return False
+    if measures is not None and run_only(measures):  # the run-only plan ranks apart
         return False
     if len(qrels_keys or []) == len(keys):
         return True
@@ -75,6 +83,8 @@ def per_query_plan(
     groups: pl.LazyFrame | None = None,
     checks: bool = False,
     judgment_cache: dict | None = None,
+    sides: Sides | None = None,
+    constants: PopulationCtx | None = None,
 ) -> pl.LazyFrame:
     """One lazy plan giving a wide per-query frame: keys, query, flags, one column per measure.
 
@@ -90,7 +100,32 @@ def per_query_plan(
     ``judgment_cache``: see :func:`hits_plan`.
     ``pairs``: preference pairs ``query_id, _a, _b`` are the target (``qrels`` then lists the
     documents they name); only measures defined on pairs alone are accepted.
+    ``sides``, ``constants``: the side inputs and their constants, for the measures that read
+    no judgments (:mod:`rankframe._engine.sides_plan`, joined on (group, query)).
     """
+    apart = run_only(measures)
+    if apart:
+        check_sides(apart, sides)
+        if checks:
+            msg = "In-plan checks need a plan that keeps every input row."
+            raise ValueError(msg)
+        constants = constants or PopulationCtx()
+        alone = len(apart) == len(measures) and not qrels_given and opts.target is None
+        side = sides_plan(run, sides, apart, keys, opts, constants, alone=alone)
+        if alone:
+            return side
+        main = [m for m in measures if m.NEEDS_JUDGMENTS]
+        out = per_query_plan(
+            run, qrels, main, keys, opts, qrels_keys, qrels_given=qrels_given, pairs=pairs,
+            groups=groups, judgment_cache=judgment_cache,
+        )
+        out = out.join(side, on=[*keys, Q], how="left", nulls_equal=True)
+        # queries without recommendations (complete=True): each measure's empty-ranking value
+        empty = pl.col(SIDE_ROW).is_null()
+        return out.with_columns(
+            pl.when(empty).then(pl.lit(m.EMPTY, pl.Float64)).otherwise(pl.col(repr(m))).alias(repr(m))
+            for m in apart if m.KIND == "query"
+        ).drop(SIDE_ROW)
     if pairs is not None:
         unsupported = [repr(m) for m in measures if not m.PAIRWISE_TARGET]
         if unsupported:

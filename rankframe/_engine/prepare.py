@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,18 @@ import polars as pl
 from rankframe._engine.checks import _check_dtypes, _check_target, _validate
 from rankframe._engine.options import REL, D, Options, Prepared, Q, S
 from rankframe._engine.pairs import preference_pairs
+from rankframe._engine.sides_plan import (
+    check_sides,
+    no_judgments_needed,
+    population_ctx,
+    refuse_qrels_free,
+    run_only,
+)
 from rankframe._errors import InputError
 from rankframe._io.columns import Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
+from rankframe._io.sides import ROLES, Sides
 from rankframe._measures import Measure
 from rankframe._measures._names import parse_measures
 
@@ -109,6 +118,7 @@ def prepare(
     validate: bool = True,
     prefs: Source | None = None,
     cast_grades: bool = True,
+    sides: Sides | None = None,
     **options: Any,
 ) -> Prepared:
     """Read, map, align and validate inputs; parse measures and options.
@@ -143,7 +153,15 @@ def prepare(
         frame = _check_dtypes(frame, "judged", run_where)
         run_lf = frame.filter(pl.col(S).is_not_null())
         qrels_lf = frame.filter(pl.col(REL).is_not_null())
+    elif qrels is None and run is not None and opts.target is None and no_judgments_needed(parsed):
+        # coverage, novelty, diversity...: the run's rankings and the side inputs alone
+        run_lf, run_where, sources = _runs_input(run, run_columns)
+        qrels_where = "no qrels (measures of the run alone)"
+        schema = run_lf.collect_schema()
+        qrels_lf = pl.LazyFrame(schema={Q: schema[Q], D: schema[D], REL: pl.Int64})
     else:
+        if qrels is None and run is not None and opts.target is None and parsed:
+            refuse_qrels_free(parsed)
         if run is None or (qrels is None and opts.target is None):
             msg = (
                 "evaluate needs qrels and a run (or a judged frame: evaluate(judged=df, ...), "
@@ -158,10 +176,14 @@ def prepare(
         else:
             qrels_where = _describe(qrels, "qrels")
             qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
+    given = [] if sides is None else [r for r in ROLES if getattr(sides, r) is not None]
+    side_frames = [getattr(sides, r) for r in given]
     if prefs_lf is not None:
-        run_lf, qrels_lf, prefs_lf = _align_ids(run_lf, qrels_lf, prefs_lf)
+        run_lf, qrels_lf, prefs_lf, *side_frames = _align_ids(run_lf, qrels_lf, prefs_lf, *side_frames)
     else:
-        run_lf, qrels_lf = _align_ids(run_lf, qrels_lf)
+        run_lf, qrels_lf, *side_frames = _align_ids(run_lf, qrels_lf, *side_frames)
+    if sides is not None:  # ids of one dtype in every input, the side inputs' too
+        sides = replace(sides, **dict(zip(given, side_frames, strict=True)))
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     if isinstance(by, str):  # by="locale" would be read as the columns 'l', 'o', 'c'...
@@ -190,7 +212,12 @@ def prepare(
         run_lf, qrels_lf, keys, parsed, opts, run_where, qrels_where, sources,
         qrels_given=qrels is not None or judged is not None or prefs is not None,
         pairs=None if prefs_lf is None else preference_pairs(prefs_lf),
+        sides=sides,
     )
+    apart = run_only(parsed)
+    if apart:
+        check_sides(apart, sides)
+        prep.constants = population_ctx(sides)
     if validate:
         _validate(prep)  # before the cast below, so that fractional grades are caught
     return _cast_grades(prep) if cast_grades else prep

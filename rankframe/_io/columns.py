@@ -15,10 +15,13 @@ LINE = "line_no"
 
 #: Well-known column names, tried in order (then case-insensitively), for each canonical column.
 DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
-    Q: ("query_id", "qid", "query", "topic", "q_id", "queryid", "topic_id", "query-id"),
+    Q: (
+        "query_id", "qid", "query", "topic", "q_id", "queryid", "topic_id", "query-id",
+        "user_id", "userid", "user",
+    ),
     D: (
         "doc_id", "docno", "docid", "doc", "pid", "document_id", "item_id", "passage_id",
-        "corpus_id", "corpus-id",
+        "corpus_id", "corpus-id", "itemid", "item",
     ),
     REL: ("relevance", "rel", "label", "grade", "judgment", "judgement", "qrel", "target"),
     S: ("score", "sim", "similarity", "prediction", "pred", "rank_score"),

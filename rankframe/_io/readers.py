@@ -122,9 +122,9 @@ def _scan_file(
 
 def _scan_text(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
     """TREC text: qrels or a run; a judged frame needs a table."""
-    if kind == "qrels":
+    if kind in ("qrels", "interactions"):  # interactions as TREC qrels: user 0 item weight
         return read_trec_qrels(path, options), "trec"
-    if kind == "run":
+    if kind in ("run", "reference"):
         return read_trec_run(path, options), "trec"
     msg = (
         f"Cannot read a {kind} frame from {path!r}: a {kind} frame holds scores and grades in one "

@@ -22,7 +22,7 @@ import importlib
 import pkgutil
 
 from rankframe._measures._arith import safe_div
-from rankframe._measures._ctx import Ctx
+from rankframe._measures._ctx import Ctx, PopulationCtx
 from rankframe._measures._measure import Measure
 from rankframe._measures._params import MIN_GEO_MEAN, Param
 from rankframe._measures._registry import REGISTRY, TREC_NAMES, families, register, register_trec
@@ -34,6 +34,7 @@ __all__ = [
     "Ctx",
     "Measure",
     "Param",
+    "PopulationCtx",
     "families",
     "load_all",
     "register",

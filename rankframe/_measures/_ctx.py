@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import polars as pl
@@ -84,6 +84,39 @@ class Ctx:
     #: alone): a sum over the first ranks may be one plain aggregation per rank
     #: (:func:`unrolled_sum`) rather than a sorted list.
     few_rows: bool = False
+    #: The side inputs' columns of the rows (the top of each ranking, :attr:`Measure.SIDES`)
+    #: and their constants, by name (see :meth:`side`); filled by the planner's side plan.
+    sides: Mapping[str, pl.Expr] | None = field(default=None, compare=False)
+
+    def side(self, name: str) -> pl.Expr:
+        """A column (or constant) of the side inputs, inside a query group of the side plan.
+
+        Columns: ``doc`` (the item), ``seen`` (the user interacted with the item in the
+        training history), ``item_users`` and ``item_interactions`` (the item's distinct users
+        and interactions (rows, or summed weights) in the history, 0 for items it lacks),
+        ``item_head`` (the item's place by popularity in the history: 1 for the most
+        interacted, null for items it lacks), ``in_catalogue`` (the item is in ``items=``, else
+        in the history), ``category`` (the list of the catalogue's category values of the
+        item, null for items it lacks), ``features`` (the item's feature vector),
+        ``popularity`` (the catalogue's), ``ref_rank`` (the item's rank in the reference run,
+        null if absent) and ``ref_count`` (the user's items in the reference run). Constants
+        (Float64 literals): ``n_users``, ``n_items`` and ``n_interactions`` of the history,
+        ``n_catalogue``.
+        """
+        if self.sides is None or name not in self.sides:
+            msg = f"the side input column {name!r} is not planned for this measure"
+            raise MeasureError(msg)
+        return self.sides[name]
+
+    def unit_features(self) -> list[pl.Expr]:
+        """The components of each item's feature vector scaled to length 1 (side plan)."""
+        units = []
+        while self.sides is not None and f"unit_{len(units)}" in self.sides:
+            units.append(self.sides[f"unit_{len(units)}"])
+        if not units:
+            msg = "the item features are not planned for this measure"
+            raise MeasureError(msg)
+        return units
 
     def tie_mean(self, value: pl.Expr, name: str) -> pl.Expr:
         r"""Return ``value``, or under the "average" tie policy its mean over the tie group.
@@ -292,6 +325,30 @@ class Ctx:
             expr = expr.when(self.rel == grade).then(pl.lit(gain))
         # grades absent from the map keep their own value as gain (trec_eval's rule)
         return expr.otherwise(self.rel.clip(lower_bound=0).cast(pl.Float64))
+
+
+@dataclass(frozen=True)
+class PopulationCtx:
+    """What a population measure's reduction reads beside the states: the side inputs' constants.
+
+    ``n_users``, ``n_items``: distinct users and items of the training history
+    (``interactions=``); ``n_catalogue``: the items of the catalogue (``items=``), else of the
+    history. ``None`` where the input was not given.
+    """
+
+    n_users: int | None = None
+    n_items: int | None = None
+    n_catalogue: int | None = None
+    #: The history's interactions: its rows, or the sum of its weights.
+    n_interactions: float | None = None
+
+    def need(self, name: str, measure: str, source: str) -> int:
+        """The constant ``name``, or a MeasureError naming the input ``measure`` needs."""
+        value = getattr(self, name)
+        if value is None:
+            msg = f"{measure} needs {source}."
+            raise MeasureError(msg)
+        return value
 
 
 def _shared(columns: dict[str, pl.Expr], column: str, value: pl.Expr) -> pl.Expr:

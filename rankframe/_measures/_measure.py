@@ -8,7 +8,7 @@ fully parametrised measure (``P@5``); its ``repr`` is the canonical ir_measures-
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import polars as pl
 
@@ -16,7 +16,7 @@ from rankframe._errors import MeasureError
 from rankframe._measures._params import Aggregation, Param, _coerce, _format_number, _format_value
 
 if TYPE_CHECKING:
-    from rankframe._measures._ctx import Ctx
+    from rankframe._measures._ctx import Ctx, PopulationCtx
     from rankframe._measures._sql import SqlCtx
 
 
@@ -60,6 +60,28 @@ class Measure:
     #: (DCG, counts, utilities). Read through :meth:`bounds`: comparisons clip the intervals of
     #: means and differences to it.
     BOUNDS: ClassVar[tuple[float, float] | None] = None
+    #: ``"query"``: a value per query, aggregated across queries (:attr:`AGGREGATE`);
+    #: ``"population"``: one value per run (or breakdown group) computed from every query's
+    #: top documents at once (catalogue coverage, Gini of exposure...). For a population
+    #: measure :meth:`expr` gives a per-query *state* (e.g. the list of the top ``k`` items) and
+    #: :meth:`population` reduces the states of a group's evaluated queries to its value;
+    #: ``per_query=True`` leaves such measures out (with a warning), comparisons have no
+    #: per-query values to pair for them.
+    KIND: ClassVar[Literal["query", "population"]] = "query"
+    #: The side-input columns the measure reads (:meth:`Ctx.side`): ``"seen"``,
+    #: ``"item_users"``, ``"item_interactions"`` (from ``interactions=``, the training
+    #: history), ``"category"``, ``"features"``, ``"popularity"`` (from ``items=``, the
+    #: catalogue), ``"ref_rank"`` (from ``reference=``, another run). The planner joins them to
+    #: the top of each ranking only (the rows of rank <= :attr:`top`).
+    SIDE_COLUMNS: ClassVar[frozenset[str]] = frozenset()
+    #: Whether the value reads judgments. Measures that do not (coverage, novelty, diversity)
+    #: are computed from the run's rankings and side inputs alone: ``qrels`` may then be
+    #: omitted, and every query of the run is evaluated.
+    NEEDS_JUDGMENTS: ClassVar[bool] = True
+    #: For a measure that reads no judgments: its value on a query without recommendations
+    #: (a judged query missing from the run, ``complete=True``); ``None``: undefined, left
+    #: out of the mean.
+    EMPTY: ClassVar[float | None] = 0.0
 
     __slots__ = ("_params",)
 
@@ -141,6 +163,21 @@ class Measure:
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query aggregation expression of this measure (subclasses)."""
         raise NotImplementedError
+
+    def population(self, state: pl.Expr, ctx: PopulationCtx) -> pl.Expr:
+        """Reduce the per-query states (:meth:`expr`) of a group's queries to its value.
+
+        Population measures (:attr:`KIND`) only: ``state`` is the column of the states inside
+        the ``group_by`` of the (run, breakdown) groups; ``ctx`` holds the side inputs'
+        constants (catalogue size, number of users).
+        """
+        msg = f"{self.NAME} is not a population measure"
+        raise NotImplementedError(msg)
+
+    @property
+    def top(self) -> int | None:
+        """The ranks a side-input measure reads: its cutoff (None: the whole ranking)."""
+        return self._params.get("cutoff")
 
     def sql(self, q: SqlCtx) -> str:
         """Return the per-query value as SQL over the aggregates ``q`` registers.

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx
     from rankframe._measures._sql import SqlCtx
 
-NORMS = ("num_rel", "num_rel_ret")
+NORMS = ("num_rel", "num_rel_ret", "min_k_num_rel")
 
 
 def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") -> pl.Expr:
@@ -43,6 +43,8 @@ def _ap(ctx: Ctx, rel: int | None, cutoff: int | None, norm: str = "num_rel") ->
     total = (found.cast(pl.Float64) / ranks.cast(pl.Float64)).cum_sum().last().fill_null(0.0)
     if norm == "num_rel_ret":  # the ITMO wiki's AP@k: over the relevant documents in the top k
         return safe_div(total, ranks.len())
+    if norm == "min_k_num_rel" and cutoff is not None:  # RePlay's and Recommenders' MAP@k
+        return safe_div(total, pl.min_horizontal(ctx.num_rel(rel), pl.lit(cutoff, pl.Int64)))
     return safe_div(total, ctx.num_rel(rel))
 
 
@@ -51,7 +53,12 @@ def ap_sql(q: SqlCtx, rel: int | None, cutoff: int | None, norm: str = "num_rel"
     found = q.found_so_far(rel)
     relevant = f"{q.relevant(rel)} AND {q.within(cutoff)}"
     total = q.hit(f"SUM(CASE WHEN {relevant} THEN CAST({found} AS DOUBLE) / rank ELSE 0.0 END)", "0.0")
-    return div(total, q.num_rel_ret(rel, cutoff) if norm == "num_rel_ret" else q.num_rel(rel))
+    if norm == "num_rel_ret":
+        return div(total, q.num_rel_ret(rel, cutoff))
+    if norm == "min_k_num_rel" and cutoff is not None:
+        n = q.num_rel(rel)
+        return div(total, f"(CASE WHEN {n} < {cutoff} THEN {n} ELSE {cutoff} END)")
+    return div(total, q.num_rel(rel))
 
 
 @register
@@ -65,9 +72,11 @@ class AP(Measure):
         every relevant document of the query.
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
-    norm : {"num_rel", "num_rel_ret"}
-        The denominator :math:`R`: every judged relevant document (trec_eval, default), or only
-        the relevant documents retrieved within the cutoff (the ITMO University wiki's AP@k, see Notes).
+    norm : {"num_rel", "num_rel_ret", "min_k_num_rel"}
+        The denominator :math:`R`: every judged relevant document (trec_eval, default), only
+        the relevant documents retrieved within the cutoff (the ITMO University wiki's AP@k, see
+        Notes), or :math:`\min(k, R)` (RePlay's ``MAP@k``, Microsoft Recommenders'
+        ``map_at_k``; :math:`R` without a cutoff).
 
     Notes
     -----
@@ -105,7 +114,10 @@ class AP(Measure):
     PARAMS = (
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("rel", "int", None),
-        Param("norm", "str", "num_rel", (lambda v: v in NORMS, "one of 'num_rel', 'num_rel_ret'")),
+        Param(
+            "norm", "str", "num_rel",
+            (lambda v: v in NORMS, "one of 'num_rel', 'num_rel_ret', 'min_k_num_rel'"),
+        ),
     )
     ALIASES = {"map": {}}
 

@@ -30,6 +30,9 @@ class P(Measure):
         Minimum relevant grade; defaults to the evaluation's ``relevance_level`` (1).
     judged_only : bool
         Drop unjudged documents from the ranking first (ir_measures' ``judged_only``).
+    adaptive_k : bool
+        Divide by :math:`\min(k, n)`, the documents shown, instead of ``k`` (TorchMetrics'
+        ``RetrievalPrecision(adaptive_k=True)``).
 
     Notes
     -----
@@ -61,6 +64,7 @@ class P(Measure):
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("rel", "int", None),
         JUDGED_ONLY,
+        Param("adaptive_k", "bool", False),
     )
     ALIASES = {"precision": {}}
     SUPPORTS_AVERAGE_TIES = True
@@ -72,6 +76,9 @@ class P(Measure):
         hits = ctx.expected_hits(self.rel, self.cutoff).cast(pl.Float64)
         if self.cutoff is None:
             return pl.when(ctx.num_ret > 0).then(hits / ctx.num_ret).otherwise(0.0)
+        if self.adaptive_k:  # TorchMetrics' adaptive_k: over min(k, retrieved)
+            shown = pl.min_horizontal(ctx.num_ret, pl.lit(self.cutoff)).cast(pl.Float64)
+            return pl.when(shown > 0).then(hits / shown).otherwise(0.0)
         return div_const(hits, self.cutoff)
 
     def sql(self, q: SqlCtx) -> str:
@@ -79,6 +86,9 @@ class P(Measure):
         hits = q.num_rel_ret(self.rel, self.cutoff)
         if self.cutoff is None:
             return div(hits, q.num_ret())
+        if self.adaptive_k:
+            n = q.num_ret()
+            return div(hits, f"(CASE WHEN {n} < {self.cutoff} THEN {n} ELSE {self.cutoff} END)")
         return f"CAST({hits} AS DOUBLE) / {self.cutoff}"
 
 

@@ -347,6 +347,11 @@ class AUC(Comparison):
     rank after the retrieved ones, tied; unjudged retrieved ones are negatives. Undefined
     (scored 0) without a positive or without a negative. Cost :math:`O(c \log c)` per query.
 
+    With a cutoff (``AUC@k``, RePlay's ``RocAuc@k``) the items are the top ``k`` retrieved
+    documents alone: the positives those of grade >= ``rel``, the negatives the others
+    (unjudged included); the judged documents below ``k`` play no part. A top ``k`` without
+    a positive scores 0, one with no misordered pair 1 (even without a negative).
+
     References
     ----------
     Mann, H. B. and Whitney, D. R. (1947). Annals of Mathematical Statistics 18, 50-60.
@@ -365,11 +370,25 @@ class AUC(Comparison):
 
     NAME = "AUC"
     BOUNDS = (0.0, 1.0)
-    PARAMS = (Param("rel", "int", None), JUDGED_ONLY)
+    PARAMS = (Param("rel", "int", None), JUDGED_ONLY, Param("cutoff", "int", None, POSITIVE_INT))
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        return items(ctx, binary=True, rel=self.rel).concordance()
+        if self.cutoff is None:
+            return items(ctx, binary=True, rel=self.rel).concordance()
+        if ctx.average_ties or ctx.target is not None:
+            msg = (
+                f"{self!r} (the AUC of the top k documents) reads the ranks and grades only: "
+                "not with ties='average' or a target column."
+            )
+            raise MeasureError(msg)
+        # RePlay's RocAuc@k: the top k alone; a positive ranked below i - 1 ... negatives
+        ranks, found = ctx.hit_ranks(self.rel, self.cutoff)
+        misordered = (ranks - found).sum().cast(pl.Float64)
+        n_pos = ranks.len().cast(pl.Float64)
+        n_neg = pl.min_horizontal(ctx.num_ret, pl.lit(self.cutoff)).cast(pl.Float64) - n_pos
+        value = 1.0 - misordered / (n_pos * n_neg)
+        return pl.when(n_pos == 0).then(0.0).when(misordered == 0).then(1.0).otherwise(value)
 
 
 @register

@@ -192,6 +192,15 @@ def evaluate(
     if textual:
         msg = f"{', '.join(textual)} is not a number; rankframe.spark evaluates numeric measures."
         raise MeasureError(msg)
+    recsys = [repr(m) for m in parsed if not m.NEEDS_JUDGMENTS]
+    if recsys:  # side inputs and population states are rankframe.evaluate's for now
+        msg = (
+            f"{', '.join(recsys)} read{'s' if len(recsys) == 1 else ''} side inputs "
+            "(interactions, items, reference) or the whole run: rankframe.spark does not "
+            "evaluate them yet; use rankframe.evaluate (which reads Parquet, Delta and Iceberg "
+            "tables where Spark wrote them)."
+        )
+        raise MeasureError(msg)
     names = [repr(m) for m in parsed]
     slots = [f"_m{i}" for i in range(len(names))]
     from pyspark.sql import DataFrame as SparkFrame

@@ -1,0 +1,215 @@
+"""The run-only plan: measures that read the top of each ranking and the side inputs, no judgments.
+
+Coverage, novelty, diversity and popularity measures (:attr:`Measure.NEEDS_JUDGMENTS` false)
+read each query's top ``k`` documents and, per document, columns of the side inputs (the
+training history, the catalogue, a reference run: :class:`rankframe._io.sides.Sides`):
+
+1. rank the run once (trec_eval's order) and keep the rows of rank <= the largest cutoff;
+2. join to those rows only the side columns the measures name (:attr:`Measure.SIDE_COLUMNS`):
+   per (user, item) whether the history holds it, per item its users and interactions in the
+   history, its categories, features and popularity in the catalogue, per (user, item) its rank
+   in the reference run;
+3. one ``group_by`` per (group, query) evaluates the measures (for population measures, their
+   per-query state, reduced per group by :func:`population_values`).
+
+The result joins the judgment plan's per-query frame on (group, query); without judgments it
+is the per-query frame itself (every query of the run is evaluated).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, RANK, D, Options, Q, S
+from rankframe._engine.rank import rank_expr, tie_key
+from rankframe._errors import InputError
+from rankframe._io.sides import FEATURES, POPULARITY, WEIGHT, Sides
+from rankframe._measures import Ctx, Measure, PopulationCtx
+
+#: The side input each side column comes from, and what a user passes for it.
+ROLE_OF = {
+    "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
+    "item_head": "interactions", "in_catalogue": "interactions",
+    "category": "items", "features": "items", "popularity": "items",
+    "ref_rank": "reference", "ref_count": "reference",
+}
+_PASS = {
+    "interactions": "interactions=... (the training history: user, item)",
+    "items": "items=... (the catalogue: item and its columns)",
+    "reference": "reference=... (another run)",
+}
+
+
+#: A column of the run-only plan's rows: the query has recommendations (see :func:`sides_plan`).
+SIDE_ROW = "_side_row"
+
+
+def run_only(measures: list[Measure]) -> list[Measure]:
+    """The measures of the run-only plan (they read no judgments)."""
+    return [m for m in measures if not m.NEEDS_JUDGMENTS]
+
+
+def check_sides(measures: list[Measure], sides: Sides | None) -> None:
+    """Raise an InputError naming each measure whose side inputs were not given."""
+    given = set() if sides is None else sides.given()
+    for m in measures:
+        roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS}
+        if "in_catalogue" in m.SIDE_COLUMNS and "items" in given:  # the catalogue, else the history
+            roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue"}}
+        missing = sorted(roles - given)
+        if missing:
+            msg = f"{m!r} needs {' and '.join(_PASS[r] for r in missing)}: pass it to evaluate."
+            raise InputError(msg)
+        if "category" in m.SIDE_COLUMNS and not sides.categories:  # type: ignore[union-attr]
+            msg = (
+                f"{m!r} needs category columns in the catalogue ({sides.where['items']}): "  # type: ignore[union-attr]
+                "every column of items=... beside the item id, 'features' and 'popularity' is one."
+            )
+            raise InputError(msg)
+        if "features" in m.SIDE_COLUMNS and not sides.features:  # type: ignore[union-attr]
+            msg = (
+                f"{m!r} needs item feature vectors: a 'features' column (a list of floats per "
+                f"item) in the catalogue ({sides.where['items']})."  # type: ignore[union-attr]
+            )
+            raise InputError(msg)
+
+
+def population_ctx(sides: Sides | None) -> PopulationCtx:
+    """The side inputs' constants (one small scan of the history and of the catalogue)."""
+    if sides is None:
+        return PopulationCtx()
+    n_users = n_items = n_catalogue = n_interactions = None
+    if sides.interactions is not None:
+        n_users, n_items, n_interactions = sides.interactions.select(
+            pl.col(Q).n_unique(), pl.col(D).n_unique(), pl.col(WEIGHT).sum()
+        ).collect().row(0)
+    if sides.items is not None:
+        n_catalogue = sides.items.select(pl.len()).collect().item()
+    return PopulationCtx(
+        n_users, n_items, n_catalogue if n_catalogue is not None else n_items, n_interactions
+    )
+
+
+def sides_plan(
+    run: pl.LazyFrame,
+    sides: Sides | None,
+    measures: list[Measure],
+    keys: list[str],
+    opts: Options,
+    constants: PopulationCtx,
+    *,
+    alone: bool,
+) -> pl.LazyFrame:
+    """Per (group, query): the run-only ``measures`` (states for population measures).
+
+    ``alone``: no judgment plan beside it; the flags ``HAS_RUN``, ``HAS_QRELS`` (every query of
+    the run is evaluated) and ``N_RET`` are added.
+    """
+    group = [*keys, Q]
+    score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
+    order = ["_order"] if opts.ties == "input" else []
+    run = run.select(*group, D, pl.col(S).cast(score_dtype), *order)
+    rank = rank_expr(group, run.collect_schema()[D], opts.ties)
+    ranked = run.with_columns(rank.alias(RANK), *([pl.len().over(group).alias(N_RET)] if alone else []))
+    tops = [m.top for m in measures]
+    cut = None if any(t is None for t in tops) else max(tops)  # type: ignore[type-var]
+    if opts.depth is not None:
+        cut = opts.depth if cut is None else min(cut, opts.depth)
+    rows = ranked if cut is None else ranked.filter(pl.col(RANK) <= cut)
+    needed = set().union(*(m.SIDE_COLUMNS for m in measures))
+    columns: dict[str, pl.Expr] = {"doc": pl.col(D)}
+    if needed & {"seen"}:
+        seen = sides.interactions.select(Q, D).unique().with_columns(pl.lit(True).alias("_seen"))  # type: ignore[union-attr]
+        rows = rows.join(seen, on=[Q, D], how="left", nulls_equal=True)
+        columns["seen"] = pl.col("_seen").fill_null(False)
+    in_catalogue = "in_catalogue" in needed and sides is not None
+    if in_catalogue and sides.items is not None:  # type: ignore[union-attr]
+        needed = needed - {"in_catalogue"}
+        catalogue = sides.items.select(D).with_columns(pl.lit(True).alias("_in_catalogue"))  # type: ignore[union-attr]
+        rows = rows.join(catalogue, on=D, how="left", nulls_equal=True)
+        columns["in_catalogue"] = pl.col("_in_catalogue").fill_null(False)
+    elif in_catalogue:  # the history's items are the catalogue
+        needed = needed | {"item_users"}
+    if needed & {"item_users", "item_interactions", "item_head"}:
+        counts = sides.interactions.group_by(D).agg(  # type: ignore[union-attr]
+            pl.col(Q).n_unique().alias("_item_users"), pl.col(WEIGHT).sum().alias("_item_interactions")
+        )
+        if "item_head" in needed:  # each item's place by popularity (ties: item id descending)
+            doc_key = tie_key(pl.col(D), sides.interactions.collect_schema()[D])  # type: ignore[union-attr]
+            place = pl.struct(pl.col("_item_interactions"), doc_key).rank("ordinal", descending=True)
+            counts = counts.with_columns(place.alias("_item_place"))
+            columns["item_head"] = pl.col("_item_place")
+        rows = rows.join(counts, on=D, how="left", nulls_equal=True)
+        columns["item_users"] = pl.col("_item_users").fill_null(0)
+        columns["item_interactions"] = pl.col("_item_interactions").fill_null(0.0)
+        if in_catalogue and "in_catalogue" not in columns:
+            columns["in_catalogue"] = pl.col("_item_users").fill_null(0) > 0
+    if needed & {"category", "features", "popularity"}:
+        assert sides is not None
+        assert sides.items is not None
+        item_cols: list[pl.Expr] = []
+        if "category" in needed:  # the categories of every column, as one list per item
+            value = pl.concat_list(pl.col(c).cast(pl.String) for c in sides.categories)
+            item_cols.append(value.alias("_category"))
+            columns["category"] = pl.col("_category")
+        if "features" in needed:  # the unit vector's components, one column each
+            vec = pl.col(FEATURES)
+            norm = vec.list.eval(pl.element() * pl.element()).list.sum().sqrt()
+            for j in range(sides.features):
+                item_cols.append((vec.list.get(j) / norm).alias(f"_unit_{j}"))
+                columns[f"unit_{j}"] = pl.col(f"_unit_{j}")
+        if "popularity" in needed:
+            item_cols.append(pl.col(POPULARITY).alias("_popularity"))
+            columns["popularity"] = pl.col("_popularity")
+        rows = rows.join(sides.items.select(D, *item_cols), on=D, how="left", nulls_equal=True)
+    if needed & {"ref_rank", "ref_count"}:
+        assert sides is not None
+        assert sides.reference is not None
+        ref = sides.reference.select(Q, D, pl.col(S).cast(score_dtype))
+        ref = ref.with_columns(rank_expr([Q], ref.collect_schema()[D], "trec_eval").alias("_ref_rank"))
+        if "ref_count" in needed:
+            counts = ref.group_by(Q).agg(pl.len().alias("_ref_count"))
+            rows = rows.join(counts, on=Q, how="left", nulls_equal=True)
+            columns["ref_count"] = pl.col("_ref_count").fill_null(0)
+        if cut is not None:
+            ref = ref.filter(pl.col("_ref_rank") <= cut)
+        rows = rows.join(ref.select(Q, D, "_ref_rank"), on=[Q, D], how="left", nulls_equal=True)
+        columns["ref_rank"] = pl.col("_ref_rank")
+    for name in ("n_users", "n_items", "n_catalogue", "n_interactions"):
+        value = getattr(constants, name)
+        if value is not None:
+            columns[name] = pl.lit(value, dtype=pl.Float64)
+    ctx = Ctx(rank=pl.col(RANK), rel=pl.lit(None, dtype=pl.Int64), sides=columns)
+    flags = [pl.lit(True).alias(SIDE_ROW)]
+    if alone:
+        flags = [
+            pl.lit(True).alias(HAS_RUN), pl.lit(True).alias(HAS_QRELS),
+            pl.col(N_RET).first().cast(pl.UInt32).alias(N_RET),
+        ]
+    return rows.group_by(group).agg(*flags, *(m.aggregation(ctx) for m in measures))
+
+
+def population_values(
+    wide: pl.DataFrame, measures: list[Measure], keys: list[str], ctx: PopulationCtx
+) -> pl.DataFrame:
+    """Per group of ``keys``: each population measure's value from its per-query states."""
+    exprs = [m.population(pl.col(repr(m)), ctx).cast(pl.Float64).alias(repr(m)) for m in measures]
+    if keys:
+        return wide.group_by(keys, maintain_order=True).agg(exprs)
+    return wide.select(exprs)
+
+
+def no_judgments_needed(measures: list[Measure]) -> bool:
+    """Whether every measure reads the run and side inputs only (qrels may be omitted)."""
+    return bool(measures) and all(not m.NEEDS_JUDGMENTS for m in measures)
+
+
+def refuse_qrels_free(measures: list[Measure]) -> None:
+    """The InputError for ``qrels=None`` with measures that read judgments."""
+    needs = [repr(m) for m in measures if m.NEEDS_JUDGMENTS]
+    msg = (
+        f"{', '.join(needs)} read{'s' if len(needs) == 1 else ''} judgments: pass qrels (or a "
+        "judged frame). Only measures that read the run and side inputs alone (Coverage, "
+        "Novelty, diversity, popularity...) are evaluated without qrels."
+    )
+    raise InputError(msg)
