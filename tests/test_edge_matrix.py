@@ -32,7 +32,7 @@ BOUNDED_0_1 = set(
     RprecMult SetAP SetF SetP SetR SetRelP Success Unjudged binG infAP nDCG
     AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
     FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
-    IntraListDiversity APLT
+    IntraListDiversity APLT Serendipity UserCoverage
     """.split()
 )
 #: Families outside [0, 1], and why; they must still be >= 0 unless listed in SIGNED.

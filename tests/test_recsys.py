@@ -157,6 +157,7 @@ def test_recommenders_beyond_accuracy(case: dict[str, Any]) -> None:
             f"distributional_coverage@{k}": f"DistributionalCoverage@{k}",
             f"novelty@{k}": f"SelfInformation@{k}",
             f"diversity(item_feature_vector)@{k}": f"IntraListDiversity@{k}",
+            f"serendipity@{k}": f"Serendipity@{k}",
         }
     mapping |= {
         "catalog_coverage": "CatalogCoverage", "distributional_coverage": "DistributionalCoverage",
@@ -274,7 +275,8 @@ def test_replay_docstring_examples(case: dict[str, Any]) -> None:
         if mode == "PerUser":
             options = {"per_query": True}
         measures = [SPELLING[name].format(k=k) for k in ks]
-        recs = _frame(case, "category_recommendations" if name == "CategoricalDiversity" else "recommendations")
+        source = "category_recommendations" if name == "CategoricalDiversity" else "recommendations"
+        recs = _frame(case, source)
         if name in ("Coverage", "Novelty", "Surprisal"):
             kwargs: dict[str, Any] = {"interactions": _frame(case, "train")}
             qrels = None
@@ -295,7 +297,8 @@ def test_replay_docstring_examples(case: dict[str, Any]) -> None:
             k = int(key.rsplit("@", 1)[1])
             ours = got.filter(pl.col("measure") == SPELLING[name].format(k=k))
             if mode == "PerUser":
-                assert dict(zip(ours["query_id"], ours["value"], strict=True)) == pytest.approx(value, abs=TOL)
+                per_user = dict(zip(ours["query_id"], ours["value"], strict=True))
+                assert per_user == pytest.approx(value, abs=TOL)
             else:
                 assert ours["value"].item() == pytest.approx(value, abs=TOL), f"{example['source']}: {key}"
             compared += 1

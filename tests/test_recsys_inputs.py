@@ -40,14 +40,16 @@ def _value(result: pl.DataFrame, measure: str) -> float:
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"interactions": pl.DataFrame({"user": ["u1"], "thing": ["a"]})}, "has no interactions column 'doc_id'"),
+        ({"interactions": pl.DataFrame({"user": ["u1"], "thing": ["a"]})},
+         "has no interactions column 'doc_id'"),
         ({"interactions": pl.DataFrame({"user_id": ["u1", None], "item_id": ["a", "b"]})},
          "row 2 has a null 'query_id'"),
         ({"interactions": HISTORY.with_columns(pl.lit(-1.0).alias("weight"))}, "finite number >= 0"),
         ({"interactions": HISTORY.with_columns(pl.lit("x").alias("weight"))}, "not numeric"),
         ({"items": pl.DataFrame({"item_id": ["a", "a"], "genre": ["x", "y"]})}, "lists the item 'a' twice"),
         ({"items": pl.DataFrame({"item_id": ["a", "b"], "genre": ["x", None]})}, "null category 'genre'"),
-        ({"items": pl.DataFrame({"item_id": ["a", "b"], "features": [[1.0], [1.0, 2.0]]})}, "unequal lengths"),
+        ({"items": pl.DataFrame({"item_id": ["a", "b"], "features": [[1.0], [1.0, 2.0]]})},
+         "unequal lengths"),
         ({"items": pl.DataFrame({"item_id": ["a", "b"], "features": [[1.0, math.nan], [1.0, 2.0]]})},
          "NaN or infinite"),
         ({"items": pl.DataFrame({"item_id": ["a", "b"], "features": [[0.0, 0.0], [1.0, 2.0]]})},
@@ -109,8 +111,9 @@ def test_other_engines_refuse_side_inputs() -> None:
                                                ("aggregate", "mode"), ("aggregate", 95)])
 def test_bad_conventions_are_refused(option: str, value: object) -> None:
     qrels = pl.DataFrame({"query_id": ["u1"], "doc_id": ["a"], "relevance": [1]})
+    run = RUN.rename({"user_id": "query_id", "item_id": "doc_id"})
     with pytest.raises(rf.MeasureError, match=option):
-        rf.evaluate(qrels, RUN.rename({"user_id": "query_id", "item_id": "doc_id"}), ["P@1"], **{option: value})
+        rf.evaluate(qrels, run, ["P@1"], **{option: value})
 
 
 # ----------------------------------------------------------------------------- query sets
@@ -145,8 +148,10 @@ def test_empty_queries_skip_leaves_out_queries_without_a_positive() -> None:
     qrels = pl.DataFrame({"query_id": ["u1", "u2"], "doc_id": ["a", "a"], "relevance": [1, 0]})
     zero = rf.evaluate(qrels, run, ["P@1", "NumQ"])
     skip = rf.evaluate(qrels, run, ["P@1", "NumQ"], empty_queries="skip")
-    assert _value(zero, "P@1") == 0.5 and _value(zero, "NumQ") == 2
-    assert _value(skip, "P@1") == 1.0 and _value(skip, "NumQ") == 1
+    assert _value(zero, "P@1") == 0.5
+    assert _value(zero, "NumQ") == 2
+    assert _value(skip, "P@1") == 1.0
+    assert _value(skip, "NumQ") == 1
 
 
 def test_median_and_confidence_interval() -> None:
@@ -165,6 +170,7 @@ def test_median_and_confidence_interval() -> None:
 MEASURES = [
     "Coverage@2", "CatalogCoverage@2", "DistributionalCoverage@2", "Gini@2", "SelfInformation@2",
     "Novelty@2", "Surprisal@2", "CategoricalDiversity@2", "IntraListDiversity@2", "ARP@2", "APLT@2",
+    "Serendipity@2", "UserCoverage@2",
 ]
 
 
@@ -265,6 +271,7 @@ def _reference(run, history, genres, k):  # noqa: ANN001, ANN202 - a transcripti
     order = sorted(counts, key=lambda i: (counts[i], i.encode()), reverse=True)
     head = set(order[:head_n])
     out[f"APLT@{k}"] = mean(lambda u, t: sum(i not in head for i in t) / len(t))
+    out[f"UserCoverage@{k}"] = sum(len(ranked.get(u, [])) >= k for u in users) / n_users
     return out
 
 

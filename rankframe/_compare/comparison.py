@@ -54,6 +54,7 @@ CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 _EVALUATE_OPTIONS = (
     "depth", "relevance_level", "ties", "score_dtype", "judged_only", "qrels_columns", "run_columns",
+    "interactions", "items", "reference", "empty_queries",
 )
 
 
@@ -366,6 +367,14 @@ def compare(
 
     single = isinstance(measures, str) or not isinstance(measures, Iterable)  # one measure object
     wanted = [measures] if single else list(measures)  # type: ignore[arg-type]
+    population = [repr(m) for m in parse_measures(wanted) if m.KIND == "population"]
+    if population:
+        msg = (
+            f"{', '.join(population)}: population measures have one value per run, no per-query "
+            "values to pair: compare() cannot test them. rankframe.evaluate gives their values "
+            "run by run."
+        )
+        raise MeasureError(msg)
     extra = ["num_ret"] if by and complete else []
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -252,4 +252,5 @@ def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.D
         index=index, on=names, variable_name="measure", value_name="value"
     )
     long = long.with_columns(pl.col("measure").replace_strict(order).alias("_m"))
-    return long.sort([*index, "_m"], nulls_last=True).drop("_m")
+    long = long.sort([*index, "_m"], nulls_last=True).drop("_m")
+    return long.with_columns(pl.col("value").cast(pl.Float64))  # (Null when no measure is left)

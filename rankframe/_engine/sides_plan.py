@@ -31,7 +31,8 @@ ROLE_OF = {
     "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
     "item_head": "interactions", "in_catalogue": "interactions",
     "category": "items", "features": "items", "popularity": "items",
-    "ref_rank": "reference", "ref_count": "reference",
+    "ref_rank": "reference", "ref_count": "reference", "history_similarity": "interactions",
+    "user_known": "interactions",
 }
 _PASS = {
     "interactions": "interactions=... (the training history: user, item)",
@@ -58,7 +59,7 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
             roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue"}}
         missing = sorted(roles - given)
         if missing:
-            msg = f"{m!r} needs {' and '.join(_PASS[r] for r in missing)}: pass it to evaluate."
+            msg = f"{m!r} needs {' and '.join(_PASS[r] for r in missing)}."
             raise InputError(msg)
         if "category" in m.SIDE_COLUMNS and not sides.categories:  # type: ignore[union-attr]
             msg = (
@@ -162,6 +163,13 @@ def sides_plan(
             item_cols.append(pl.col(POPULARITY).alias("_popularity"))
             columns["popularity"] = pl.col("_popularity")
         rows = rows.join(sides.items.select(D, *item_cols), on=D, how="left", nulls_equal=True)
+    if "user_known" in needed:
+        users = sides.interactions.select(Q).unique().with_columns(pl.lit(True).alias("_user_known"))  # type: ignore[union-attr]
+        rows = rows.join(users, on=Q, how="left", nulls_equal=True)
+        columns["user_known"] = pl.col("_user_known").fill_null(False)
+    if "history_similarity" in needed:
+        rows = rows.join(_history_similarity(rows, sides), on=[Q, D], how="left", nulls_equal=True)
+        columns["history_similarity"] = pl.col("_history_similarity")
     if needed & {"ref_rank", "ref_count"}:
         assert sides is not None
         assert sides.reference is not None
@@ -187,6 +195,40 @@ def sides_plan(
             pl.col(N_RET).first().cast(pl.UInt32).alias(N_RET),
         ]
     return rows.group_by(group).agg(*flags, *(m.aggregation(ctx) for m in measures))
+
+
+def _history_similarity(rows: pl.LazyFrame, sides: Sides | None) -> pl.LazyFrame:
+    """Per recommended (user, item): the item's mean co-occurrence similarity to the user's history.
+
+    Over the user's history rows t (repeats count): ``sim(i, t) = C(i, t) / sqrt(n_i n_t)``
+    with ``n_i`` the item's rows in the history and ``C(i, j) = sum_v n_v(i) n_v(j)`` the pairs
+    of rows of one user holding both (Microsoft Recommenders' co-occurrence similarity); 0 for
+    items that never co-occur. Null for a user without history. Cost: the history's rows of
+    the users who hold a recommended item, times their histories (a self-join by user).
+    """
+    assert sides is not None
+    assert sides.interactions is not None
+    per_user = sides.interactions.group_by(Q, D).agg(pl.len().cast(pl.Float64).alias("_n"))
+    per_item = per_user.group_by(D).agg(pl.col("_n").sum().alias("_n_item"))
+    shown = rows.select(Q, D).unique()
+    # C(i, j) for the recommended items i: the users holding i, joined to their histories
+    holders = per_user.join(shown.select(D).unique(), on=D, how="semi")
+    pairs = holders.join(per_user.rename({D: "_j", "_n": "_n_j"}), on=Q, how="inner").group_by(D, "_j").agg(
+        (pl.col("_n") * pl.col("_n_j")).sum().alias("_c")
+    )
+    # each recommended (u, i) with the user's history items j (n_u(j) rows each)
+    history = per_user.rename({D: "_j", "_n": "_n_uj"})
+    sims = (
+        shown.join(history, on=Q, how="inner")
+        .join(pairs, on=[D, "_j"], how="left")
+        .join(per_item, on=D, how="left")
+        .join(per_item.rename({D: "_j", "_n_item": "_n_item_j"}), on="_j", how="left")
+    )
+    sim = (pl.col("_c").fill_null(0.0) / (pl.col("_n_item") * pl.col("_n_item_j")).sqrt()).fill_nan(0.0)
+    sim = pl.when(pl.col("_c").is_null()).then(0.0).otherwise(sim)
+    return sims.group_by(Q, D).agg(
+        ((sim * pl.col("_n_uj")).sum() / pl.col("_n_uj").sum()).alias("_history_similarity")
+    )
 
 
 def population_values(

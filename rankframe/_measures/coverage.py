@@ -236,3 +236,55 @@ class Gini(_Population):
         total = x.sum()
         value = ((2.0 * j - n - 1.0) * x).sum() / (n * total)
         return pl.when(total > 0).then(value).otherwise(0.0)
+
+
+@register
+class UserCoverage(_Population):
+    r"""User coverage: the share of the history's users who get at least ``k`` recommendations.
+
+    Parameters
+    ----------
+    cutoff : int, optional
+        ``k``: the users with ``k`` recommended items or more count (1 without it).
+
+    Notes
+    -----
+    .. math:: UserCoverage@k = \frac{|\{u \in U : n_u \ge k\}|}{|U|}
+
+    with :math:`U` the users of ``interactions=`` (the training history) and :math:`n_u` the
+    items the run recommends to :math:`u` (after ``depth``). Users the history lacks do not
+    count. Elliot's ``UserCoverage`` (without a cutoff) and ``UserCoverageAtN``.
+
+    References
+    ----------
+    Ge, M., Delgado-Battenfeld, C. & Jannach, D. (2010). Beyond accuracy: evaluating
+    recommender systems by coverage and serendipity. RecSys 2010.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"user_id": [1, 1, 2, 9], "item_id": [10, 11, 10, 12], "score": [2.0, 1, 2, 1]})
+    >>> train = pl.DataFrame({"user_id": [1, 2, 3, 4], "item_id": [10, 11, 12, 13]})
+    >>> # users 1 and 2 of the 4 in the history get a recommendation; only user 1 gets two
+    >>> rf.evaluate(None, run, ["UserCoverage", "UserCoverage@2"], interactions=train)["value"].to_list()
+    [0.5, 0.25]
+    """
+
+    NAME = "UserCoverage"
+    BOUNDS = (0.0, 1.0)
+    SIDE_COLUMNS = frozenset({"user_known"})
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query state: whether the user is in the history and gets ``k`` items."""
+        return ctx.side("user_known").first() & (ctx.rank.count() >= (self.cutoff or 1))
+
+    @property
+    def top(self) -> int | None:
+        """The ranks read: ``k`` of them tell whether a user gets ``k`` items."""
+        return self.cutoff or 1
+
+    def population(self, state: pl.Expr, ctx: PopulationCtx) -> pl.Expr:
+        """Return the group's user coverage."""
+        n = ctx.need("n_users", repr(self), "interactions=... (the training history, whose users count)")
+        return state.fill_null(False).sum().cast(pl.Float64) / n

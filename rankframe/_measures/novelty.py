@@ -1,8 +1,9 @@
 """Novelty of the recommendations against the training history, and unexpectedness against another run.
 
 ``Novelty@k``, ``Surprisal@k``, ``Unexpectedness@k`` (RePlay; per user, averaged),
-``SelfInformation@k`` (Microsoft Recommenders' ``novelty``; a population measure). They read
-the top ``k`` of each ranking and the side inputs, no judgments.
+``Serendipity@k`` (Microsoft Recommenders' ``serendipity``), ``SelfInformation@k`` (its
+``novelty``; a population measure). They read the top ``k`` of each ranking and the side
+inputs, no judgments.
 """
 
 from __future__ import annotations
@@ -237,3 +238,50 @@ class SelfInformation(Measure):
         """Return the group's mean self-information per recommendation."""
         n = state.struct.field("n").sum()
         return pl.when(n > 0).then(state.struct.field("sum").sum() / n)
+
+
+@register
+class Serendipity(_TopK):
+    r"""Serendipity: how unlike the user's history the top ``k`` items are (co-occurrence similarity).
+
+    Parameters
+    ----------
+    cutoff : int
+        ``k``.
+
+    Notes
+    -----
+    .. math:: Serendipity@k(u) = \frac{1}{|\mathrm{top}_k(u)|} \sum_{i \in \mathrm{top}_k(u)}
+        \Big(1 - \frac{1}{|H_u|} \sum_{t \in H_u} \frac{C(i, t)}{\sqrt{n_i n_t}}\Big)
+
+    over the rows :math:`t` of user :math:`u` in ``interactions=`` (repeats count), with
+    :math:`n_i` the history's rows of item :math:`i` and :math:`C(i, j)` the pairs of rows of
+    one user holding both items (the co-occurrence cosine similarity). An item the history
+    lacks is similar to nothing (1). A user without history has no value and is left out of
+    the mean (Microsoft Recommenders' ``serendipity`` with its default co-occurrence
+    similarity and every recommendation relevant). Cost: a self-join of the history by user.
+
+    References
+    ----------
+    Zhang, Y. C., Séaghdha, D. Ó., Quercia, D. & Jambor, T. (2012). Auralist: introducing
+    serendipity into music recommendation. WSDM 2012. Microsoft Recommenders' ``serendipity``.
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"user_id": [1, 1], "item_id": [10, 11], "score": [2.0, 1.0]})
+    >>> train = pl.DataFrame({"user_id": [1, 2, 2], "item_id": [12, 10, 12]})
+    >>> # 10 and 12 co-occur once (user 2): sim = 1 / sqrt(1 * 2); 11 is unknown: 1
+    >>> round(rf.evaluate(None, run, ["Serendipity@2"], interactions=train).item(0, "value"), 6)
+    0.646447
+    """
+
+    NAME = "Serendipity"
+    SIDE_COLUMNS = frozenset({"history_similarity"})
+    EMPTY = None  # without recommendations: no value
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression."""
+        sim = ctx.side("history_similarity").filter(self.top_rows(ctx))
+        return (1.0 - sim).mean()
