@@ -59,7 +59,7 @@ def test_entries_hold_names_that_parse_back() -> None:
             assert [type(m) for m in parse_measure(alias.name + cutoff)] == [family], alias.name
         for trec in e.trec_names:
             assert family in {type(m) for m in parse_measure(trec.name)}, trec.name
-        assert e.aggregate in ("mean", "sum", "gmean", "none")
+        assert e.aggregate in ("mean", "sum", "gmean", "none", "population")
         assert {p.name for p in e.params} == {p.name for p in family.PARAMS}
 
 

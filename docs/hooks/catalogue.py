@@ -46,6 +46,13 @@ GROUPS = (
     ("trec", "trec_eval measures", "Measures that trec_eval computes, under its names and rankframe's."),
     ("other", "ir_measures and ranx measures", "Measures of ir_measures and ranx beyond trec_eval."),
     (
+        "recsys",
+        "Recommender measures beyond accuracy",
+        "Coverage, novelty, diversity and popularity measures of recommendation lists: they read the "
+        "run and the side inputs (training interactions, item catalogue, a reference run), no "
+        "judgments; the population measures have one value per run (see the recommender guide).",
+    ),
+    (
         "rankings",
         "Comparing two rankings",
         "Rank distances, correlations, weighted errors, AUCs and learning-to-rank losses between the "
@@ -57,6 +64,9 @@ AGGREGATION = {
     "sum": "sum over queries",
     "gmean": "geometric mean over queries (values floored at 10<sup>-5</sup>, trec_eval's MIN_GEO_MEAN)",
     "none": "none: a per-query diagnostic (per-query output only)",
+    "population": (
+        "none: one value per run or breakdown group, from every user's top items (no per-query values)"
+    ),
 }
 
 _REFERENCE_START = re.compile(r"^(?:(?:van|de|von|da) )?[A-ZÀ-Þ][\w'\-]*, [A-ZÀ-Þ]\.")
@@ -68,9 +78,11 @@ def slug(name: str) -> str:
 
 
 def group(e: Entry) -> str:
-    """The catalogue group of an entry: ``"rankings"``, ``"trec"`` or ``"other"``."""
+    """The catalogue group of an entry: ``"rankings"``, ``"recsys"``, ``"trec"`` or ``"other"``."""
     if e.compares_rankings:
         return "rankings"
+    if "judgments" not in e.side_inputs:
+        return "recsys"
     return "trec" if e.trec_names else "other"
 
 
@@ -178,6 +190,8 @@ def family_page(e: Entry, families: set[str]) -> str:
         names.append(("ranx", "; ".join(ranx)))
     else:
         names.append(("ranx", "none"))
+    reads = [("judgments (qrels)" if r == "judgments" else f"`{r}=`") for r in e.side_inputs]
+    names.append(("Reads", ", ".join(reads) or "the run alone"))
     names.append(("Aggregation", AGGREGATION.get(e.aggregate, e.aggregate)))
     undefined = md(e.undefined).replace("\n", " ") if e.undefined else "not stated (see the definition)"
     names.append(("Undefined case", undefined))

@@ -115,7 +115,8 @@ class Entry:
         The declared parameters with their docstring descriptions.
     aggregate
         How per-query values combine: ``"mean"``, ``"sum"``, ``"gmean"`` (geometric mean of
-        values floored at 1e-5) or ``"none"``.
+        values floored at 1e-5), ``"none"``, or ``"population"`` (one value per run or group
+        reduced from every query's state: no per-query values).
     undefined
         The value of a query on which the measure is undefined, as the family states it
         (its ``UNDEFINED`` attribute where it has one, else the docstring's sentences about it);
@@ -133,6 +134,9 @@ class Entry:
         Whether the family compares the predicted ranking with a target ranking (``target=``).
     pairwise_target
         Whether the family accepts explicit preference pairs as its target (``prefs=``).
+    side_inputs
+        The inputs beside the run it reads: ``"judgments"`` and the side inputs
+        (``"interactions"``, ``"items"``, ``"reference"``) of recommender evaluation.
     """
 
     name: str
@@ -153,6 +157,7 @@ class Entry:
     supports_average_ties: bool
     compares_rankings: bool
     pairwise_target: bool
+    side_inputs: tuple[str, ...] = ()
 
 
 def _split_doc(doc: str) -> tuple[str, str, dict[str, str]]:
@@ -303,7 +308,7 @@ def entry(cls: type[Measure], trec: tuple[TrecName, ...] = ()) -> Entry:
         aliases=_aliases(cls),
         trec_names=trec,
         params=params,
-        aggregate=cls.AGGREGATE,
+        aggregate="population" if cls.KIND == "population" else cls.AGGREGATE,
         undefined=_undefined(cls, [description, notes]),
         notes=notes,
         references=sections.get("References", ""),
@@ -313,7 +318,23 @@ def entry(cls: type[Measure], trec: tuple[TrecName, ...] = ()) -> Entry:
         supports_average_ties=cls.SUPPORTS_AVERAGE_TIES,
         compares_rankings=cls.COMPARES_RANKINGS,
         pairwise_target=cls.PAIRWISE_TARGET,
+        side_inputs=_side_inputs(cls),
     )
+
+
+#: The side input each side column of :meth:`Ctx.side` comes from (the planner's rule).
+_ROLE = {
+    "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
+    "item_head": "interactions", "user_known": "interactions", "history_similarity": "interactions",
+    "in_catalogue": "items or interactions", "category": "items", "features": "items",
+    "popularity": "items", "ref_rank": "reference", "ref_count": "reference",
+}
+
+
+def _side_inputs(cls: type[Measure]) -> tuple[str, ...]:
+    """What the family reads beside the run (see :attr:`Entry.side_inputs`)."""
+    roles = sorted({_ROLE[c] for c in cls.SIDE_COLUMNS})
+    return (("judgments",) if cls.NEEDS_JUDGMENTS else ()) + tuple(roles)
 
 
 def entries() -> list[Entry]:
