@@ -303,3 +303,22 @@ def test_replay_docstring_examples(case: dict[str, Any]) -> None:
                 assert ours["value"].item() == pytest.approx(value, abs=TOL), f"{example['source']}: {key}"
             compared += 1
     assert compared > 0
+
+
+# ----------------------------------------------------------------------------- the guide
+GUIDE = (Path(__file__).parents[1] / "docs" / "guides" / "recommender-systems.md").read_text()
+
+
+def test_the_guide_spellings_parse_and_its_list_covers_the_recommender_families() -> None:
+    import re
+
+    from rankframe._measures import REGISTRY
+
+    rows = [line.split("|")[1:-1] for line in GUIDE.splitlines() if line.startswith("| `")]
+    spellings = {s for row in rows for s in re.findall(r"`([^`]+)`", row[1]) if "@k" in s or "(" in s}
+    assert len(spellings) > 15
+    for spelling in spellings:
+        rf.parse_measure(spelling.replace("@k", "@10"))  # a typo in the guide raises
+    listed = set(re.findall(r"^\| `(\w+)@k` \| (?:run|user) \|", GUIDE, flags=re.MULTILINE))
+    recsys = {n for n, c in REGISTRY.items() if not c.NEEDS_JUDGMENTS}
+    assert recsys <= listed, f"the guide's measure list lacks {sorted(recsys - listed)}"
