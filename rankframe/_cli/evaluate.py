@@ -5,13 +5,21 @@
 for people or the tidy frame (csv, tsv, json, jsonl, parquet) for pipelines, through
 :data:`rankframe._cli.writers.WRITERS`. The format is ``-f``, or the one the extension of
 ``-o PATH`` names (:data:`EVALUATE_EXTENSIONS`).
+
+Recommender evaluation passes the side inputs (``--interactions``, ``--items``,
+``--reference-run``) and the conventions (``--empty-queries``, ``--aggregate``) to
+:func:`rankframe.evaluate`; ``--no-qrels`` takes every FILE as a run when the measures read no
+judgments (or ``--target`` judges them). Missing side inputs, and a measure whose side input is
+not given, are usage errors that name the flag; population measures (one value per run) are
+left out of ``-q`` with a warning in the command's terms.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
@@ -33,8 +41,12 @@ from rankframe._cli.common import (
 )
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
-from rankframe._engine.options import TIE_POLICIES
+from rankframe._engine.options import TIE_POLICIES, confidence
+from rankframe._io.storage import file_uri_path, scheme
 from rankframe._measures._names import parse_measures
+
+if TYPE_CHECKING:
+    from rankframe._measures import Measure
 
 #: The extensions of ``-o PATH`` that ``evaluate`` writes, and the format each implies.
 EVALUATE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in WRITERS}
@@ -44,7 +56,15 @@ MAX_PARTITIONS = 65_536
 #: The options that ``--engine duckdb`` does not implement: the flag of each, by its ``dest``.
 _NOT_IN_DUCKDB = {
     "ties": "--ties", "score_dtype": "--score-dtype", "target": "--target", "prefs": "--prefs",
-    "partitions": "--partitions",
+    "partitions": "--partitions", "empty_queries": "--empty-queries", "aggregate": "--aggregate",
+}
+#: The side inputs of the recommender measures: the flag of each, by its ``dest`` (the role).
+SIDE_INPUTS = {"interactions": "--interactions", "items": "--items", "reference": "--reference-run"}
+#: What each side input holds, as a usage error says it.
+_SIDE_WHAT = {
+    "interactions": "the training history: user, item",
+    "items": "the catalogue: item and its category columns",
+    "reference": "another run",
 }
 
 
@@ -61,6 +81,80 @@ def _partitions_arg(text: str) -> int | str:
         raise argparse.ArgumentTypeError(msg) from None
 
 
+def _aggregate_arg(text: str) -> str:
+    """``--aggregate``: ``mean``, ``median`` or ``ciNN`` (a confidence level in percent).
+
+    Examples
+    --------
+    >>> _aggregate_arg("median"), _aggregate_arg("ci95"), _aggregate_arg("ci99.9")
+    ('median', 'ci95', 'ci99.9')
+    >>> _aggregate_arg("ci100")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    argparse.ArgumentTypeError: expected mean, median or ciNN with NN a confidence level ... got 'ci100'
+    """
+    if text in ("mean", "median") or confidence(text) is not None:
+        return text
+    msg = (
+        "expected mean, median or ciNN with NN a confidence level in percent, above 0 and below "
+        f"100 (e.g. ci95), got {text!r}"
+    )
+    raise argparse.ArgumentTypeError(msg)
+
+
+def _check_side_inputs(args: argparse.Namespace) -> None:
+    """A usage error, naming the flag, for a side input that is a local path to nothing.
+
+    A path in object storage (``s3://...``) is left to the reader, and so is a glob that
+    matches files; a folder is taken as the readers take it (Parquet files, a Delta table).
+    """
+    import glob
+
+    for dest, flag in SIDE_INPUTS.items():
+        path = getattr(args, dest)
+        if path is None or scheme(file_uri_path(path)) is not None:
+            continue
+        local = file_uri_path(path)
+        if any(c in local for c in "*?["):
+            if not glob.glob(local, recursive=True):
+                msg = f"{flag} {path}: no file matches this pattern (working directory: {os.getcwd()})."
+                raise UsageError(msg)
+        elif not os.path.exists(local):
+            msg = f"{flag} {path}: no such file (working directory: {os.getcwd()})."
+            raise UsageError(msg)
+
+
+def _check_side_flags(args: argparse.Namespace, measures: list[Measure]) -> None:
+    """A usage error for a measure whose side input was not given; a warning for one no measure reads.
+
+    A measure that reads the catalogue (``in_catalogue``: Gini, CatalogCoverage) takes
+    ``--items``, else the items of ``--interactions``.
+    """
+    from rankframe._engine.sides_plan import ROLE_OF
+
+    given = {dest for dest in SIDE_INPUTS if getattr(args, dest) is not None}
+    read: set[str] = set()
+    for m in measures:
+        roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS}
+        if "in_catalogue" in m.SIDE_COLUMNS:
+            read.add("items")
+            if "items" in given:
+                roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue"}}
+        read |= roles
+        missing = [r for r in SIDE_INPUTS if r in roles - given]
+        if missing:
+            needs = " and ".join(f"{SIDE_INPUTS[r]} FILE ({_SIDE_WHAT[r]})" for r in missing)
+            msg = f"{m!r} needs {needs}."
+            raise UsageError(msg)
+    unread = [SIDE_INPUTS[r] for r in SIDE_INPUTS if r in given - read]
+    if unread:
+        print(
+            f"{PROG}: warning: no measure asked reads {', '.join(unread)}: "
+            f"{'it is' if len(unread) == 1 else 'they are'} read for nothing.",
+            file=sys.stderr,
+        )
+
+
 def _check_engine(args: argparse.Namespace) -> None:
     """A usage error for the options that ``--engine duckdb`` does not implement."""
     if args.engine != "duckdb":
@@ -70,7 +164,7 @@ def _check_engine(args: argparse.Namespace) -> None:
     given = [
         f"{flag} {getattr(args, dest)}" for dest, flag in _NOT_IN_DUCKDB.items()
         if getattr(args, dest) != UNSUPPORTED[dest]
-    ]
+    ] + [f"{flag} {getattr(args, dest)}" for dest, flag in SIDE_INPUTS.items() if getattr(args, dest)]
     if given:
         msg = (
             f"--engine duckdb does not implement {', '.join(given)}: leave "
@@ -80,19 +174,60 @@ def _check_engine(args: argparse.Namespace) -> None:
         raise UsageError(msg)
 
 
-def _cmd_evaluate(args: argparse.Namespace) -> int:
-    if args.no_qrels and args.target is None:
-        msg = "--no-qrels needs --target COLUMN: the target column then judges the runs."
-        raise UsageError(msg)
-    no_qrels = args.no_qrels or args.prefs is not None
+def _check_qrels(args: argparse.Namespace) -> tuple[bool, list[Measure]]:
+    """Whether every FILE is a run (no qrels), and the measures; a usage error when that cannot be.
+
+    Without ``--no-qrels`` (or ``--prefs``, which stands for the qrels) the first FILE is the
+    qrels, whatever the measures. ``--no-qrels`` judges the runs by ``--target COLUMN``, or
+    else takes only measures that read no judgments (coverage, novelty, diversity,
+    popularity: their values come from the runs and the side inputs).
+    """
     if args.no_qrels and args.prefs is not None:
         msg = "--no-qrels and --prefs exclude each other: the target is a column or the preferences."
         raise UsageError(msg)
-    if len(args.inputs) < (1 if no_qrels else 2):
-        hint = _files_in_measures_hint(args)
-        need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
+    no_qrels = args.no_qrels or args.prefs is not None
+    need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
+    enough = len(args.inputs) >= (1 if no_qrels else 2)
+    hint = _files_in_measures_hint(args)
+    if not enough and hint:  # before the measures: the files swallowed by -m are not measures
         msg = f"evaluate needs {need}{hint}."
         raise UsageError(msg)
+    parsed = parse_measures(args.measures or list(DEFAULT_MEASURES))
+    judging = [repr(m) for m in parsed if m.NEEDS_JUDGMENTS]
+    if args.no_qrels and args.target is None and judging:
+        msg = (
+            f"--no-qrels needs --target COLUMN (the runs are then judged by it) when a measure "
+            f"reads judgments, as {', '.join(judging)} {'does' if len(judging) == 1 else 'do'}: "
+            "give --target COLUMN, a QRELS file, or only measures that read no judgments "
+            "(Coverage, Novelty, CategoricalDiversity...)."
+        )
+        raise UsageError(msg)
+    if not enough:
+        if not no_qrels and not judging and len(args.inputs) == 1:
+            hint = (
+                f" ({', '.join(repr(m) for m in parsed)} read{'s' if len(parsed) == 1 else ''} no "
+                f"judgments: give --no-qrels to evaluate {args.inputs[0]} as a run without qrels)"
+            )
+        msg = f"evaluate needs {need}{hint}."
+        raise UsageError(msg)
+    if args.no_qrels and args.empty_queries == "skip":
+        msg = (
+            "--empty-queries skip leaves out the queries without a relevant judgment: with "
+            "--no-qrels that is every query. Leave --empty-queries out, or give a QRELS file."
+        )
+        raise UsageError(msg)
+    if args.per_query and args.aggregate != "mean":
+        msg = (
+            f"--aggregate {args.aggregate} aggregates the per-query values, which -q/--per-query "
+            "writes as they are: leave one of them out."
+        )
+        raise UsageError(msg)
+    return no_qrels, parsed
+
+
+def _cmd_evaluate(args: argparse.Namespace) -> int:
+    no_qrels, parsed = _check_qrels(args)
+    wanted = args.measures or list(DEFAULT_MEASURES)
     fmt = _output_format(
         "evaluate", args.format, args.output, EVALUATE_EXTENSIONS, binary=BINARY_FORMATS
     )
@@ -100,8 +235,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         msg = f"--format {fmt} writes a binary file: give its path with -o PATH."
         raise UsageError(msg)
     _check_engine(args)
-    wanted = args.measures or list(DEFAULT_MEASURES)
-    parsed = parse_measures(wanted)
+    _check_side_inputs(args)
+    _check_side_flags(args, parsed)
     measures = [m for m in parsed if m.DTYPE == pl.Float64]
     textual = ", ".join(repr(m) for m in parsed if m.DTYPE != pl.Float64)
     if textual:
@@ -109,10 +244,28 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         if not measures:
             raise UsageError(note)
         print(f"{PROG}: warning: {note} It is left out here.", file=sys.stderr)
+    population = [repr(m) for m in measures if m.KIND == "population"]
+    if args.per_query and population:
+        # said here in the command's terms; the library's warning names per_query=True
+        kind, it, its = (
+            ("is a population measure", "it", "its value") if len(population) == 1
+            else ("are population measures", "them", "their values")
+        )
+        note = (
+            f"{', '.join(population)} {kind} (one value per run or --by group, not a mean over "
+            f"queries): -q/--per-query leaves {it} out; evaluate without -q for {its}."
+        )
+        measures = [m for m in measures if m.KIND != "population"]
+        if not measures:
+            raise UsageError(note)
+        print(f"{PROG}: warning: {note}", file=sys.stderr)
+        wanted = measures
     qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
     names = _run_names(runs)
     storage = _storage_options(args.storage_options)
-    _check_outputs({"-o": args.output}, inputs=[*args.inputs, args.prefs])  # before the evaluation
+    sides = {dest: getattr(args, dest) for dest in SIDE_INPUTS}
+    # before the evaluation
+    _check_outputs({"-o": args.output}, inputs=[*args.inputs, args.prefs, *sides.values()])
     with _warnings_to_stderr() as caught:
         frame = evaluate(
             qrels, names, wanted, per_query=args.per_query, by=args.by,
@@ -120,7 +273,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
             partitions=args.partitions, progress=args.progress, engine=args.engine,
-            storage_options=storage,
+            storage_options=storage, empty_queries=args.empty_queries, aggregate=args.aggregate,
+            **sides,
         )
         _fail_without_common_queries(
             qrels, names, caught, some_run_empty=_some_run_empty(frame, names), storage_options=storage
@@ -136,6 +290,9 @@ def add_evaluate_parser(subparsers: Any) -> None:
         help="evaluate one or several runs side by side",
         usage=(
             f"{PROG} evaluate QRELS RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
+            f"       {PROG} evaluate --no-qrels RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
+            "         [--interactions FILE] [--items FILE] [--reference-run FILE]\n"
+            "         [--empty-queries {zero,skip}] [--aggregate {mean,median,ciNN}]\n"
             "         [--per-query] [--by COLUMN [COLUMN ...]] [--format {" + ",".join(WRITERS) + "}]\n"
             "         [-o PATH]"
             " [-c | --incomplete] [-M N] [-l N] [-J] [--ties {" + ",".join(TIE_POLICIES) + "}]\n"
@@ -146,7 +303,16 @@ def add_evaluate_parser(subparsers: Any) -> None:
             "column per run, named by its file name); csv, tsv, json, jsonl and parquet write "
             "the tidy frame: run, [query_id,] measure, value. Without -m: nDCG@10. With -o PATH "
             "the extension picks the format (" + ", ".join(EVALUATE_EXTENSIONS) + ") unless -f "
-            "names it."
+            "names it.\n\n"
+            "Recommender evaluation: users are queries and items documents (user_id and item_id "
+            "columns are read as query_id and doc_id). Coverage, CatalogCoverage, "
+            "DistributionalCoverage, Gini, Novelty, Surprisal, SelfInformation, Unexpectedness, "
+            "CategoricalDiversity, IntraListDiversity, ARP and APLT read no judgments but side "
+            "inputs (--interactions, --items, --reference-run). When every measure is of them, "
+            "--no-qrels evaluates the FILEs as runs, each on all its users; without --no-qrels "
+            "the first FILE is always the QRELS, and only its queries are evaluated. Coverage, "
+            "CatalogCoverage, DistributionalCoverage, Gini and SelfInformation are population "
+            "measures (one value per run): --per-query leaves them out, with a warning."
         ),
         epilog=(
             "examples:\n"
@@ -158,12 +324,21 @@ def add_evaluate_parser(subparsers: Any) -> None:
             f"  {PROG} evaluate --no-qrels ranked.parquet --target rank_b --target-order asc "
             "-m KendallTauB SpearmanRho\n"
             f"  {PROG} evaluate --prefs prefs.txt run.txt -m KendallDist Gamma CIndex\n"
+            f"  {PROG} evaluate truth.tsv run.tsv --interactions train.tsv --items items.tsv "
+            "-m nDCG@10 Coverage@10 Novelty@10 CategoricalDiversity@10\n"
+            f"  {PROG} evaluate --no-qrels run.tsv --interactions train.tsv -m Coverage@10 Gini@10 "
+            "Surprisal@10\n"
+            f"  {PROG} evaluate truth.tsv run.tsv -m nDCG@10 RR@10 --empty-queries skip "
+            "--aggregate median\n"
             f"  {PROG} evaluate s3://bucket/qrels.txt s3://bucket/runs/ -m nDCG@10 "
             "--storage-option aws_region=us-east-1"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    ev.add_argument("inputs", nargs="*", metavar="FILE", help="QRELS, then one or more RUN files")
+    ev.add_argument(
+        "inputs", nargs="*", metavar="FILE",
+        help="QRELS, then one or more RUN files; with --no-qrels or --prefs, RUN files only",
+    )
     ev.add_argument(
         "-q", "--per-query", dest="per_query", action="store_true",
         help="one row per query and measure instead of aggregates",
@@ -194,12 +369,48 @@ def add_evaluate_parser(subparsers: Any) -> None:
     )
     ev.add_argument(
         "--no-qrels", action="store_true",
-        help="every FILE is a run, judged by its --target column only",
+        help="every FILE is a run, without judgments: judged by its --target column, or (without "
+        "--target) evaluated by measures that read no judgments only (Coverage, Novelty...)",
     )
     ev.add_argument(
         "--prefs", metavar="PREFS",
         help="preference pairs (trec_eval prefs file or a table) as the target of KendallDist, "
         "Gamma, SomersD, CIndex, PrefJaccard; every FILE is then a run",
+    )
+    side = ev.add_argument_group(
+        "recommender inputs and conventions",
+        "Side inputs are tables read as the qrels and runs are (CSV/TSV with a header, Parquet,\n"
+        "object storage...). The options apply to every measure.",
+    )
+    side.add_argument(
+        "--interactions", metavar="FILE",
+        help="the training history: user_id (query_id), item_id (doc_id) and an optional weight "
+        "column (weight, rating, count, clicks...; each row weighs 1 without one). Item "
+        "popularity and the users' seen items come from it (Coverage, Novelty, Surprisal, "
+        "SelfInformation, ARP, APLT...); its items are the catalogue without --items",
+    )
+    side.add_argument(
+        "--items", metavar="FILE",
+        help="the item catalogue: item_id (doc_id), an optional features column (a list of "
+        "floats per item, as Parquet holds it: IntraListDiversity), an optional popularity "
+        "column; every other column is a category (CategoricalDiversity)",
+    )
+    side.add_argument(
+        "--reference-run", dest="reference", metavar="FILE",
+        help="another run (user_id, item_id, score) that Unexpectedness compares each run with",
+    )
+    side.add_argument(
+        "--empty-queries", choices=("zero", "skip"), default="zero",
+        help="queries without a relevant judgment (none of grade >= -l): zero, evaluated and "
+        "scored 0 (trec_eval; default), or skip, left out of the evaluation and its means "
+        "(RePlay, Recommenders and TorchMetrics drop users without positives)",
+    )
+    side.add_argument(
+        "--aggregate", type=_aggregate_arg, default="mean", metavar="{mean,median,ciNN}",
+        help="how per-query values become one per run: mean (default; counts are summed, GMAP "
+        "takes a geometric mean), median, or ciNN, the half-width of the NN%% normal confidence "
+        "interval of the mean (e.g. ci95); population measures are one value already. Not "
+        "with --per-query",
     )
     ev.add_argument(
         "--partitions", metavar="N|auto|files", type=_partitions_arg, default="auto",
