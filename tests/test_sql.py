@@ -43,6 +43,7 @@ COMPILED = [
     "SetF(beta=0.5)", "SetP(rel=2)", "SetRelP", "SetAP", "NumNonRelJudgedRet", "Hits@2", "Hits",
     "HitRate@3", "F1@3", "F1", "ERR@3", "ERR", "RBP", "RBP(p=0.5)@3", "RBP(rel=2)",
     "RBP(gains={1: 3.0, 2: -1.0})", "RBP(gains={0: 0.5})@5", "infAP", "infAP(rel=2)",
+    "FallOut@3", "FallOut(rel=2)@2", "AP(norm='min_k_num_rel')@3", "P(adaptive_k=True)@2",
 ]
 _CON: list[Any] = []  # one connection for the module (a new one per example costs)
 

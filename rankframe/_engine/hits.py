@@ -40,39 +40,12 @@ def hits_level(measures: list[Measure], opts: Options, pairs: pl.LazyFrame | Non
     return min(levels)  # type: ignore[type-var]
 
 
-def hits_plan(
-    run: pl.LazyFrame,
-    qrels: pl.LazyFrame,
-    measures: list[Measure],
-    keys: list[str],
-    opts: Options,
-    level: int,
-    qrels_keys: list[str] | None = None,
-    groups: pl.LazyFrame | None = None,
-    *,
-    checks: bool = False,
-    cache: dict | None = None,
-) -> pl.LazyFrame:
-    """The per-query plan of hits-only measures: same columns and values as the general plan.
+def ranked_run(run: pl.LazyFrame, keys: list[str], opts: Options, *, checks: bool = False) -> pl.LazyFrame:
+    """The run's rows ranked once: keys, query, doc, score, rank and each query's count (``N_RET``).
 
-    1. rank the run once (and count each query's retrieved documents in the same window);
-    2. join only the judgments of grade >= ``level`` (an inner join) and add each query's
-       rank-1 row (so every query of the run stays, with its count): about a tenth of the rows
-       of the full join on TREC-like data;
-    3. the statistics of the judgments (number relevant, ideal DCG...,
-       :meth:`Ctx.judgments`) from one ``group_by`` over the same judgments alone (computed
-       once, whatever the runs and breakdowns), joined per query; queries judged but not
-       retrieved get a row of their own;
-    4. one ``group_by`` evaluates every measure on the small frame.
-
-    ``checks``: the bad-row flags ride along (bad run rows are kept by the filter); duplicates
-    are screened per query on 64-bit doc-id hashes, in the rank window and the qrels group_by;
-    a raised flag triggers the scan that finds the exact error.
-
-    ``cache``: a dict shared by plans of several runs against the same judgments; the
-    judgment-side per-query frame is then collected by the first plan and read by the others.
+    Cut at the depth. ``checks``: the bad-row flags ride along and ``DUP`` marks a query
+    holding a doc twice (64-bit hashes, in the rank's window).
     """
-    qrels_keys = list(qrels_keys or [])
     group = [*keys, Q]
     score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
     flags = [BAD_RUN] if checks else []
@@ -92,6 +65,49 @@ def hits_plan(
     ranked = run.with_columns(rank.alias(RANK), *extra)
     if opts.depth is not None:
         ranked = ranked.filter(pl.col(RANK) <= opts.depth)
+    return ranked
+
+
+def hits_plan(
+    run: pl.LazyFrame,
+    qrels: pl.LazyFrame,
+    measures: list[Measure],
+    keys: list[str],
+    opts: Options,
+    level: int,
+    qrels_keys: list[str] | None = None,
+    groups: pl.LazyFrame | None = None,
+    *,
+    checks: bool = False,
+    cache: dict | None = None,
+    ranked: pl.LazyFrame | None = None,
+) -> pl.LazyFrame:
+    """The per-query plan of hits-only measures: same columns and values as the general plan.
+
+    1. rank the run once (and count each query's retrieved documents in the same window);
+    2. join only the judgments of grade >= ``level`` (an inner join) and add each query's
+       rank-1 row (so every query of the run stays, with its count): about a tenth of the rows
+       of the full join on TREC-like data;
+    3. the statistics of the judgments (number relevant, ideal DCG...,
+       :meth:`Ctx.judgments`) from one ``group_by`` over the same judgments alone (computed
+       once, whatever the runs and breakdowns), joined per query; queries judged but not
+       retrieved get a row of their own;
+    4. one ``group_by`` evaluates every measure on the small frame.
+
+    ``checks``: the bad-row flags ride along (bad run rows are kept by the filter); duplicates
+    are screened per query on 64-bit doc-id hashes, in the rank window and the qrels group_by;
+    a raised flag triggers the scan that finds the exact error.
+
+    ``cache``: a dict shared by plans of several runs against the same judgments; the
+    judgment-side per-query frame is then collected by the first plan and read by the others.
+
+    ``ranked``: the run already ranked by :func:`ranked_run` (shared with the run-only plan).
+    """
+    qrels_keys = list(qrels_keys or [])
+    group = [*keys, Q]
+    flags = [BAD_RUN] if checks else []
+    if ranked is None:
+        ranked = ranked_run(run, keys, opts, checks=checks)
     judged = qrels.filter(pl.col(REL) >= level).select(*qrels_keys, Q, D, REL)
     # The ranked rows once (a cache), read twice: their inner join with the judgments read,
     # and apart each query's rank-1 row, which carries its count and flags (so every query of

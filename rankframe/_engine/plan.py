@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from rankframe._engine.combine import _combine, _uses_partials
-from rankframe._engine.hits import hits_level, hits_plan
+from rankframe._engine.hits import hits_level, hits_plan, ranked_run
 from rankframe._engine.memory import reservations_refused
 from rankframe._engine.options import (
     BAD_QRELS,
@@ -111,14 +111,23 @@ def per_query_plan(
             raise ValueError(msg)
         constants = constants or PopulationCtx()
         alone = len(apart) == len(measures) and not qrels_given and opts.target is None
-        side = sides_plan(run, sides, apart, keys, opts, constants, alone=alone)
+        main = [m for m in measures if m.NEEDS_JUDGMENTS]
+        level = hits_level(main, opts, pairs)
+        # the run ranked once (a cache) when both plans read its ranks
+        ranked = None if alone or level is None else ranked_run(run, keys, opts).cache()
+        side = sides_plan(run, sides, apart, keys, opts, constants, alone=alone, ranked=ranked)
         if alone:
             return side
-        main = [m for m in measures if m.NEEDS_JUDGMENTS]
-        out = per_query_plan(
-            run, qrels, main, keys, opts, qrels_keys, qrels_given=qrels_given, pairs=pairs,
-            groups=groups, judgment_cache=judgment_cache,
-        )
+        if level is not None:
+            out = hits_plan(
+                run, qrels, main, keys, opts, level, qrels_keys, groups, cache=judgment_cache,
+                ranked=ranked,
+            )
+        else:
+            out = per_query_plan(
+                run, qrels, main, keys, opts, qrels_keys, qrels_given=qrels_given, pairs=pairs,
+                groups=groups, judgment_cache=judgment_cache,
+            )
         out = out.join(side, on=[*keys, Q], how="left", nulls_equal=True)
         # queries without recommendations (complete=True): each measure's empty-ranking value
         empty = pl.col(SIDE_ROW).is_null()

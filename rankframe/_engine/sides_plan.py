@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import polars as pl
 
+from rankframe._engine.hits import ranked_run
 from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, RANK, D, Options, Q, S
 from rankframe._engine.rank import rank_expr, tie_key
 from rankframe._errors import InputError
@@ -76,18 +77,15 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
 
 
 def population_ctx(sides: Sides | None) -> PopulationCtx:
-    """The side inputs' constants (one small scan of the history and of the catalogue)."""
+    """The side inputs' constants (read with the side inputs, :attr:`Sides.constants`)."""
     if sides is None:
         return PopulationCtx()
-    n_users = n_items = n_catalogue = n_interactions = None
-    if sides.interactions is not None:
-        n_users, n_items, n_interactions = sides.interactions.select(
-            pl.col(Q).n_unique(), pl.col(D).n_unique(), pl.col(WEIGHT).sum()
-        ).collect().row(0)
-    if sides.items is not None:
-        n_catalogue = sides.items.select(pl.len()).collect().item()
+    c = sides.constants  # (counted while the side inputs were checked)
+    n_items = c.get("n_items")
+    n_catalogue = c.get("n_catalogue")
     return PopulationCtx(
-        n_users, n_items, n_catalogue if n_catalogue is not None else n_items, n_interactions
+        c.get("n_users"), n_items, n_catalogue if n_catalogue is not None else n_items,
+        c.get("n_interactions"),
     )
 
 
@@ -100,22 +98,20 @@ def sides_plan(
     constants: PopulationCtx,
     *,
     alone: bool,
+    ranked: pl.LazyFrame | None = None,
 ) -> pl.LazyFrame:
     """Per (group, query): the run-only ``measures`` (states for population measures).
 
     ``alone``: no judgment plan beside it; the flags ``HAS_RUN``, ``HAS_QRELS`` (every query of
-    the run is evaluated) and ``N_RET`` are added.
+    the run is evaluated) and ``N_RET`` are added. ``ranked``: the run ranked by
+    :func:`rankframe._engine.hits.ranked_run` (shared with the judgment plan; else ranked here).
     """
     group = [*keys, Q]
     score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
-    order = ["_order"] if opts.ties == "input" else []
-    run = run.select(*group, D, pl.col(S).cast(score_dtype), *order)
-    rank = rank_expr(group, run.collect_schema()[D], opts.ties)
-    ranked = run.with_columns(rank.alias(RANK), *([pl.len().over(group).alias(N_RET)] if alone else []))
+    if ranked is None:
+        ranked = ranked_run(run, keys, opts)
     tops = [m.top for m in measures]
     cut = None if any(t is None for t in tops) else max(tops)  # type: ignore[type-var]
-    if opts.depth is not None:
-        cut = opts.depth if cut is None else min(cut, opts.depth)
     rows = ranked if cut is None else ranked.filter(pl.col(RANK) <= cut)
     needed = set().union(*(m.SIDE_COLUMNS for m in measures))
     columns: dict[str, pl.Expr] = {"doc": pl.col(D)}

@@ -50,6 +50,9 @@ class Sides:
     features: int = 0
     has_popularity: bool = False
     where: Mapping[str, str] = field(default_factory=dict)
+    #: Read in the checks' scan: ``n_users``, ``n_items``, ``n_interactions`` of the history,
+    #: ``n_catalogue`` (the catalogue's rows).
+    constants: Mapping[str, Any] = field(default_factory=dict)
 
     def given(self) -> set[str]:
         """The roles given."""
@@ -82,22 +85,24 @@ def read_sides(
     (['query_id', 'doc_id', 'weight'], ('genre',))
     """
     where: dict[str, str] = {}
+    constants: dict[str, Any] = {}
     inter = cat = ref = None
     categories: tuple[str, ...] = ()
     features, has_popularity = 0, False
     if interactions is not None:
         where["interactions"] = describe(interactions, "interactions")
         lf = _read(interactions, "interactions", (Q, D), None, storage_options)
-        inter = _interactions(lf, where["interactions"])
+        inter, stats = _interactions(lf, where["interactions"])
+        constants.update(stats)
     if items is not None:
         where["items"] = describe(items, "items")
         lf = _read(items, "items", (D,), None, storage_options)
-        cat, categories, features, has_popularity = _catalogue(lf, where["items"])
+        cat, categories, features, has_popularity, constants["n_catalogue"] = _catalogue(lf, where["items"])
     if reference is not None:
         where["reference"] = describe(reference, "reference run")
         ref = _read(reference, "reference", (Q, D, "score"), None, storage_options)
         ref = _reference(ref, where["reference"])
-    return Sides(inter, cat, ref, categories, features, has_popularity, where)
+    return Sides(inter, cat, ref, categories, features, has_popularity, where, constants)
 
 
 def _names(lf: pl.LazyFrame, role: str, where: str) -> list[str]:
@@ -145,10 +150,19 @@ def _finite_non_negative(lf: pl.LazyFrame, col: str, role: str, where: str) -> N
         raise InputError(msg)
 
 
-def _interactions(lf: pl.LazyFrame, where: str) -> pl.LazyFrame:
+def _screen(lf: pl.LazyFrame, conditions: list[pl.Expr], stats: dict[str, pl.Expr]) -> tuple[bool, dict]:
+    """One scan: whether any row meets any of ``conditions`` (a bad row), and ``stats``."""
+    row = lf.select(
+        pl.any_horizontal(*(c.fill_null(True).any() for c in conditions)).alias("_bad")
+        if conditions else pl.lit(False).alias("_bad"),
+        *(e.alias(n) for n, e in stats.items()),
+    ).collect().row(0, named=True)
+    return bool(row.pop("_bad")), row
+
+
+def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
     names = _names(lf, "interactions", where)
     weight = _find([n for n in names if n not in (Q, D)], _WEIGHT_NAMES)
-    _ids_present(lf, (Q, D), "interactions", where)
     if weight is not None:
         if not lf.collect_schema()[weight].is_numeric():
             msg = (
@@ -156,19 +170,55 @@ def _interactions(lf: pl.LazyFrame, where: str) -> pl.LazyFrame:
                 f"({lf.collect_schema()[weight]}). Cast it, or drop it (every row then weighs 1)."
             )
             raise InputError(msg)
-        _finite_non_negative(lf, weight, "interactions", where)
         w = pl.col(weight).cast(pl.Float64)
     else:
         w = pl.lit(1.0)
-    return lf.select(Q, D, w.alias(WEIGHT))
+    conditions = [pl.col(Q).is_null(), pl.col(D).is_null()]
+    if weight is not None:
+        conditions.append(w.is_null() | ~w.is_finite() | (w < 0))
+    # the checks and the constants of the population measures in one scan; the exact error
+    # (first bad row) only when a check fails
+    bad, stats = _screen(lf, conditions, {
+        "n_users": pl.col(Q).n_unique(), "n_items": pl.col(D).n_unique(),
+        "n_interactions": w.sum() if weight is not None else pl.len().cast(pl.Float64),
+    })
+    if bad:
+        _ids_present(lf, (Q, D), "interactions", where)
+        if weight is not None:
+            _finite_non_negative(lf, weight, "interactions", where)
+    return lf.select(Q, D, w.alias(WEIGHT)), stats
 
 
-def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, ...], int, bool]:
+def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, ...], int, bool, int]:
     schema = lf.collect_schema()
     names = [n for n in schema.names() if n != LINE]
     features = _find(names, _FEATURE_NAMES)
     popularity = _find(names, (POPULARITY,))
     categories = tuple(n for n in names if n not in (D, features, popularity))
+    conditions = [pl.col(D).is_null(), pl.col(D).is_duplicated(), *(pl.col(c).is_null() for c in categories)]
+    if features is not None and _numeric_list(schema[features]):
+        vec = pl.col(features).cast(pl.List(pl.Float64))
+        conditions += [
+            vec.list.len() != vec.list.len().first(),
+            ~vec.list.eval(pl.element().is_finite()).list.all(),
+            vec.list.eval(pl.element().abs()).list.sum() == 0,
+        ]
+    if popularity is not None:
+        value = pl.col(popularity).cast(pl.Float64)
+        conditions.append(~value.is_finite() | (value < 0))
+    stats = {"n_catalogue": pl.len()}
+    if features is not None and _numeric_list(schema[features]):
+        stats["dim"] = pl.col(features).cast(pl.List(pl.Float64)).list.len().max()
+    bad, found = _screen(lf, conditions, stats)
+    if not bad:  # nothing to name: the catalogue as it is
+        dim = found.get("dim") or 0
+        out = [pl.col(D), *(pl.col(c) for c in categories)]
+        if features is not None:
+            out.append(pl.col(features).cast(pl.List(pl.Float64)).alias(FEATURES))
+        if popularity is not None:
+            out.append(pl.col(popularity).cast(pl.Float64).alias(POPULARITY))
+        if features is None or _numeric_list(schema[features]):
+            return lf.select(out), categories, dim, popularity is not None, found["n_catalogue"]
     _ids_present(lf, (D,), "items", where)
     dup = (
         lf.with_row_index("_row", offset=1).filter(pl.col(D).is_duplicated())
@@ -230,10 +280,22 @@ def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, .
     if popularity is not None:
         _finite_non_negative(lf, popularity, "items", where)
         out.append(pl.col(popularity).cast(pl.Float64).alias(POPULARITY))
-    return lf.select(out), categories, dim, popularity is not None
+    return lf.select(out), categories, dim, popularity is not None, found["n_catalogue"]
+
+
+def _numeric_list(dtype: pl.DataType) -> bool:
+    inner = getattr(dtype, "inner", None)
+    return isinstance(dtype, pl.List | pl.Array) and inner is not None and inner.is_numeric()
 
 
 def _reference(lf: pl.LazyFrame, where: str) -> pl.LazyFrame:
+    score = pl.col("score").cast(pl.Float64)
+    conditions = [
+        pl.col(Q).is_null(), pl.col(D).is_null(), pl.struct(Q, D).is_duplicated(), score.is_nan(),
+        score.is_null(),
+    ]
+    if not _screen(lf, conditions, {})[0]:
+        return lf.select(Q, D, score.alias("score"))
     _ids_present(lf, (Q, D), "reference run", where)
     dup = (
         lf.with_row_index("_row", offset=1).filter(pl.struct(Q, D).is_duplicated())
@@ -246,7 +308,6 @@ def _reference(lf: pl.LazyFrame, where: str) -> pl.LazyFrame:
             f"{rows[0][Q]!r} ({_at(rows[0])} and {_at(rows[1])}). One row per (user, item)."
         )
         raise InputError(msg)
-    score = pl.col("score").cast(pl.Float64)
     row = _bad_row(lf, score.is_null() | score.is_nan())
     if row is not None:
         msg = (
