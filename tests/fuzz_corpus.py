@@ -1106,4 +1106,65 @@ for _value in ("0", "-2", "two", ""):
         argv=["evaluate", "{qrels}", "{run}", "-m", "AP"], env={"POLARS_MAX_THREADS": _value},
     ))
 
+
+# ----------------------------------------------------------------------------- recommender side inputs
+# Fed to evaluate(None, run, [measures that read them], interactions=/items=/reference=bad) and
+# to rankframe evaluate --no-qrels RUN --interactions/--items/--reference-run bad.
+def _items_parquet(**cols: Any) -> Builder:
+    return parquet(lambda: _pl().DataFrame(cols))
+
+
+cases("recommender side inputs: interactions", "interactions", [
+    ("interactions-no-item-column", text("user_id\tthing\nq1\ta\n", ".tsv"),
+     r"{path} has no interactions column 'doc_id' .*Available columns: 'user_id', 'thing'"),
+    ("interactions-null-user", text("user_id\titem_id\nq1\ta\n\tb\n", ".tsv"),
+     r"{path}: interactions line 3 has a null 'query_id'"),
+    ("interactions-null-item", text("user_id,item_id\nq1,a\nq2,b\nq2,\n", ".csv"),
+     r"{path}: interactions line 4 has a null 'doc_id'"),
+    ("interactions-negative-weight", text("user_id,item_id,weight\nq1,a,1\nq1,b,-2\n", ".csv"),
+     r"{path}: interactions line 3 has the weight -2.*finite number >= 0"),
+    ("interactions-weight-words", text("user_id,item_id,rating\nq1,a,good\n", ".csv"),
+     r"{path}: the interactions' weight column 'rating' is not numeric"),
+    ("interactions-infinite-weight", parquet(lambda: _pl().DataFrame(
+        {"user_id": ["q1", "q2"], "item_id": ["a", "b"], "weight": [1.0, math.inf]})),
+     r"{path}: interactions row 2 has the weight inf"),
+])
+CASES.append(Case(
+    "interactions-missing", "recommender side inputs: interactions", "interactions", missing("train.parquet"),
+    r"The interactions file '\S*train\.parquet' does not exist",
+    cli_names=r"--interactions \S*train\.parquet: no such file",
+))
+cases("recommender side inputs: items", "items", [
+    ("items-duplicate", text("item_id\tgenre\na\tx\nb\ty\na\tz\n", ".tsv"),
+     r"{path}: the catalogue lists the item 'a' twice \(line 2 and line 4\)"),
+    ("items-null-category", text("item_id,genre\na,x\nb,\n", ".csv"),
+     r"{path}: items line 3 \(item 'b'\) has a null category 'genre'"),
+    ("items-null-id", text("item_id,genre\na,x\n,y\n", ".csv"), r"{path}: items line 3 has a null 'doc_id'"),
+    ("items-features-unequal", _items_parquet(item_id=["a", "b"], features=[[1.0, 2.0], [1.0]]),
+     r"{path}: the feature vectors have unequal lengths"),
+    ("items-features-nan", _items_parquet(item_id=["a", "b"], features=[[1.0, 2.0], [math.nan, 1.0]]),
+     r"{path}: items row 2 \(item 'b'\) has a feature vector with a null, NaN or infinite value"),
+    ("items-features-zero", _items_parquet(item_id=["a", "b"], features=[[0.0, 0.0], [1.0, 1.0]]),
+     r"{path}: items row 1 \(item 'a'\) has a feature vector of zeros"),
+    ("items-features-text", _items_parquet(item_id=["a"], features=["1,2"]),
+     r"{path}: the feature column 'features' is String; it must hold a list or array of numbers"),
+    ("items-negative-popularity", _items_parquet(item_id=["a"], popularity=[-1.0]),
+     r"{path}: items row 1 has the popularity -1.0.*finite number >= 0"),
+])
+CASES.append(Case(
+    "items-missing", "recommender side inputs: items", "items", missing("items.tsv"),
+    r"The items file '\S*items\.tsv' does not exist", cli_names=r"--items \S*items\.tsv: no such file",
+))
+cases("recommender side inputs: reference run", "reference", [
+    ("reference-duplicate", text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 a 3 0.5 t\n"),
+     r"{path}: the reference run lists the item 'a' twice for the user 'q1' \(line 1 and line 3\)"),
+    ("reference-no-score", text("user_id,item_id\nq1,a\n", ".csv"),
+     r"{path} has no reference column 'score'"),
+])
+CASES.append(Case(
+    "reference-missing", "recommender side inputs: reference run", "reference", missing("base.txt"),
+    r"The reference file '\S*base\.txt' does not exist",
+    cli_names=r"--reference-run \S*base\.txt: no such file",
+))
+
 FAMILIES = sorted({c.family for c in CASES})

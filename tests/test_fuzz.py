@@ -119,6 +119,15 @@ def _api_calls(case: Case, bad: Any, good: dict[str, Path]) -> list[Callable[[],
             return [lambda: rf.evaluate(qrels, run, **{"measures": ["AP"], **bad})]
         case "compare-option":
             return [lambda: rf.compare(qrels, [run, good["run2"]], ["AP"], **bad)]
+        case "interactions":  # alone, and beside the judgment plan
+            return [
+                lambda: rf.evaluate(None, run, ["Novelty@2", "Coverage@2"], interactions=bad),
+                lambda: rf.evaluate(qrels, run, ["AP", "Surprisal@2"], interactions=bad),
+            ]
+        case "items":
+            return [lambda: rf.evaluate(None, run, ["DistributionalCoverage@2"], items=bad)]
+        case "reference":
+            return [lambda: rf.evaluate(None, run, ["Unexpectedness@2"], reference=bad)]
         case "output":  # refused before the evaluation; a report written after compare()
             return [
                 lambda: rf.evaluate(qrels, run, ["AP"], per_query=True, output=bad),
@@ -159,6 +168,11 @@ def _commands(case: Case, bad: Any, good: dict[str, Path]) -> list[list[str]]:
         case "trec_eval-option":
             argv = [a.replace("{file}", bad).replace("{run}", run) for a in case.argv or ()]
             commands = [["trec_eval", *argv] + ([] if "{run}" in (case.argv or ()) else [qrels, run])]
+        case "interactions" | "items" | "reference":
+            flag = {"interactions": "--interactions", "items": "--items", "reference": "--reference-run"}
+            measure = {"interactions": "Novelty@2", "items": "DistributionalCoverage@2",
+                       "reference": "Unexpectedness@2"}[case.feeds]
+            commands = [["evaluate", "--no-qrels", run, "-m", measure, flag[case.feeds], bad]]
         case "output":  # every command's output option, each refused before any work
             letor = str(good["letor_qid"])
             return [
