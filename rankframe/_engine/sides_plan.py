@@ -115,8 +115,16 @@ def sides_plan(
     rows = ranked if cut is None else ranked.filter(pl.col(RANK) <= cut)
     needed = set().union(*(m.SIDE_COLUMNS for m in measures))
     columns: dict[str, pl.Expr] = {"doc": pl.col(D)}
+    pairs = None
+    if needed & {"seen", "item_users", "item_interactions", "item_head", "in_catalogue"} and (
+        sides is not None and sides.interactions is not None
+    ):
+        # the history's distinct (user, item) pairs and their weights, once (a cache) for the
+        # seen flags and the items' counts (cheaper than a distinct count per item)
+        pairs = sides.interactions.group_by(Q, D).agg(pl.col(WEIGHT).sum().alias("_w")).cache()
     if needed & {"seen"}:
-        seen = sides.interactions.select(Q, D).unique().with_columns(pl.lit(True).alias("_seen"))  # type: ignore[union-attr]
+        assert pairs is not None
+        seen = pairs.select(Q, D).with_columns(pl.lit(True).alias("_seen"))
         rows = rows.join(seen, on=[Q, D], how="left", nulls_equal=True)
         columns["seen"] = pl.col("_seen").fill_null(False)
     in_catalogue = "in_catalogue" in needed and sides is not None
@@ -128,8 +136,9 @@ def sides_plan(
     elif in_catalogue:  # the history's items are the catalogue
         needed = needed | {"item_users"}
     if needed & {"item_users", "item_interactions", "item_head"}:
-        counts = sides.interactions.group_by(D).agg(  # type: ignore[union-attr]
-            pl.col(Q).n_unique().alias("_item_users"), pl.col(WEIGHT).sum().alias("_item_interactions")
+        assert pairs is not None
+        counts = pairs.group_by(D).agg(
+            pl.len().alias("_item_users"), pl.col("_w").sum().alias("_item_interactions")
         )
         if "item_head" in needed:  # each item's place by popularity (ties: item id descending)
             doc_key = tie_key(pl.col(D), sides.interactions.collect_schema()[D])  # type: ignore[union-attr]
