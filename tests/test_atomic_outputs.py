@@ -460,8 +460,12 @@ def test_an_unwritable_folder_is_refused_before_the_evaluation(read_only_folder,
 # SIGTERM and SIGHUP end a process without clean-up by default: atomic_path removes its temporary
 # file first. A child holds a temporary file and tells its name; the parent sends the signal.
 _HOLD = """
-import sys, time
+import signal, sys, time
 from rankframe._io.atomic import atomic_path
+# a process started by a job that ignores SIGHUP (nohup, a background job) inherits that, and
+# the handler keeps what it finds: the default dispositions, as in a terminal
+signal.signal(signal.SIGHUP, signal.SIG_DFL)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
 with atomic_path(sys.argv[1]) as tmp:
     tmp.write_text("half")
     print(tmp, flush=True)

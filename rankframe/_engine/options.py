@@ -36,8 +36,8 @@ def confidence(aggregate: object) -> float | None:
 
     Examples
     --------
-    >>> confidence("ci95"), confidence("ci99.9"), confidence("mean"), confidence("ci100")
-    (0.95, 0.999, None, None)
+    >>> confidence("ci95"), confidence("ci99"), confidence("mean"), confidence("ci100")
+    (0.95, 0.99, None, None)
     """
     if not isinstance(aggregate, str) or not aggregate.startswith("ci"):
         return None
