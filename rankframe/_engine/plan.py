@@ -63,8 +63,10 @@ def keeps_every_row(
     """
     if opts.depth is not None or opts.judged_only or pairs is not None:
         return False
-    if measures is not None and run_only(measures):  # the run-only plan ranks apart
-        return False
+    if measures is not None and run_only(measures):
+        # the run-only plan shares the hits plan's ranked rows, which carry the checks' flags
+        main = [m for m in measures if m.NEEDS_JUDGMENTS]
+        return hits_level(main, opts, pairs) is not None
     if len(qrels_keys or []) == len(keys):
         return True
     return measures is not None and hits_level(measures, opts, pairs) is not None
@@ -106,22 +108,28 @@ def per_query_plan(
     apart = run_only(measures)
     if apart:
         check_sides(apart, sides)
-        if checks:
-            msg = "In-plan checks need a plan that keeps every input row."
-            raise ValueError(msg)
         constants = constants or PopulationCtx()
         alone = len(apart) == len(measures) and not qrels_given and opts.target is None
         main = [m for m in measures if m.NEEDS_JUDGMENTS]
         level = hits_level(main, opts, pairs)
-        # the run ranked once (a cache) when both plans read its ranks
-        ranked = None if alone or level is None else ranked_run(run, keys, opts).cache()
-        side = sides_plan(run, sides, apart, keys, opts, constants, alone=alone, ranked=ranked)
+        if checks and level is None:
+            msg = "In-plan checks need a plan that keeps every input row."
+            raise ValueError(msg)
+        # the run ranked once (a cache) when both plans read its ranks; the checks' flags ride
+        # in it (the hits plan's screen, or the run-only plan's when it is alone)
+        ranked = None
+        if alone or level is not None:
+            ranked = ranked_run(run, keys, opts, checks=checks)
+            ranked = ranked if alone else ranked.cache()
+        side = sides_plan(
+            run, sides, apart, keys, opts, constants, alone=alone, ranked=ranked, checks=checks and alone
+        )
         if alone:
             return side
         if level is not None:
             out = hits_plan(
                 run, qrels, main, keys, opts, level, qrels_keys, groups, cache=judgment_cache,
-                ranked=ranked,
+                ranked=ranked, checks=checks,
             )
         else:
             out = per_query_plan(

@@ -21,7 +21,19 @@ from __future__ import annotations
 import polars as pl
 
 from rankframe._engine.hits import ranked_run
-from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, RANK, D, Options, Q, S
+from rankframe._engine.options import (
+    BAD_QRELS,
+    BAD_RUN,
+    DUP,
+    HAS_QRELS,
+    HAS_RUN,
+    N_RET,
+    RANK,
+    D,
+    Options,
+    Q,
+    S,
+)
 from rankframe._engine.rank import rank_expr, tie_key
 from rankframe._errors import InputError
 from rankframe._io.sides import FEATURES, POPULARITY, WEIGHT, Sides
@@ -30,7 +42,7 @@ from rankframe._measures import Ctx, Measure, PopulationCtx
 #: The side input each side column comes from, and what a user passes for it.
 ROLE_OF = {
     "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
-    "item_head": "interactions", "in_catalogue": "interactions",
+    "item_head": "interactions", "item_known": "interactions", "in_catalogue": "interactions",
     "category": "items", "features": "items", "popularity": "items",
     "ref_rank": "reference", "ref_count": "reference", "history_similarity": "interactions",
     "user_known": "interactions",
@@ -99,12 +111,16 @@ def sides_plan(
     *,
     alone: bool,
     ranked: pl.LazyFrame | None = None,
+    checks: bool = False,
 ) -> pl.LazyFrame:
     """Per (group, query): the run-only ``measures`` (states for population measures).
 
     ``alone``: no judgment plan beside it; the flags ``HAS_RUN``, ``HAS_QRELS`` (every query of
     the run is evaluated) and ``N_RET`` are added. ``ranked``: the run ranked by
     :func:`rankframe._engine.hits.ranked_run` (shared with the judgment plan; else ranked here).
+    ``checks`` (alone): the ranked rows carry the run's check flags (``BAD_RUN``, ``DUP``);
+    the result has ``BAD_RUN``, ``BAD_QRELS`` (false: no judgments) and ``DUP`` per query, and
+    bad rows below the cutoff are kept so that their flag reaches the ``group_by``.
     """
     group = [*keys, Q]
     score_dtype = pl.Float32 if opts.score_dtype == "float32" else pl.Float64
@@ -112,19 +128,20 @@ def sides_plan(
         ranked = ranked_run(run, keys, opts)
     tops = [m.top for m in measures]
     cut = None if any(t is None for t in tops) else max(tops)  # type: ignore[type-var]
-    rows = ranked if cut is None else ranked.filter(pl.col(RANK) <= cut)
+    keep = None if cut is None else pl.col(RANK) <= cut
+    if keep is not None and checks:
+        keep = keep | pl.col(BAD_RUN)
+    rows = ranked if keep is None else ranked.filter(keep)
     needed = set().union(*(m.SIDE_COLUMNS for m in measures))
     columns: dict[str, pl.Expr] = {"doc": pl.col(D)}
-    pairs = None
-    if needed & {"seen", "item_users", "item_interactions", "item_head", "in_catalogue"} and (
-        sides is not None and sides.interactions is not None
-    ):
-        # the history's distinct (user, item) pairs and their weights, once (a cache) for the
-        # seen flags and the items' counts (cheaper than a distinct count per item)
-        pairs = sides.interactions.group_by(Q, D).agg(pl.col(WEIGHT).sum().alias("_w")).cache()
+    history = None if sides is None else sides.interactions
     if needed & {"seen"}:
-        assert pairs is not None
-        seen = pairs.select(Q, D).with_columns(pl.lit(True).alias("_seen"))
+        assert history is not None
+        # the history's pairs among the top rows: a semi join hashes the top rows (not the
+        # history, often larger), the few pairs found are joined back
+        shown = rows.select(Q, D)
+        seen = history.select(Q, D).join(shown, on=[Q, D], how="semi", nulls_equal=True).unique()
+        seen = seen.with_columns(pl.lit(True).alias("_seen"))
         rows = rows.join(seen, on=[Q, D], how="left", nulls_equal=True)
         columns["seen"] = pl.col("_seen").fill_null(False)
     in_catalogue = "in_catalogue" in needed and sides is not None
@@ -134,22 +151,27 @@ def sides_plan(
         rows = rows.join(catalogue, on=D, how="left", nulls_equal=True)
         columns["in_catalogue"] = pl.col("_in_catalogue").fill_null(False)
     elif in_catalogue:  # the history's items are the catalogue
-        needed = needed | {"item_users"}
-    if needed & {"item_users", "item_interactions", "item_head"}:
-        assert pairs is not None
-        counts = pairs.group_by(D).agg(
-            pl.len().alias("_item_users"), pl.col("_w").sum().alias("_item_interactions")
-        )
+        needed = needed | {"item_interactions"}
+    if needed & {"item_users", "item_interactions", "item_head", "item_known"}:
+        assert history is not None
+        # per item: its interactions (a sum: cheap), and only where a measure reads it the
+        # distinct users (a distinct count per item: the costly part)
+        counts_by = [pl.col(WEIGHT).sum().alias("_item_interactions"), pl.len().alias("_item_rows")]
+        if "item_users" in needed:
+            counts_by.append(pl.col(Q).n_unique().alias("_item_users"))
+        counts = history.group_by(D).agg(counts_by)
         if "item_head" in needed:  # each item's place by popularity (ties: item id descending)
-            doc_key = tie_key(pl.col(D), sides.interactions.collect_schema()[D])  # type: ignore[union-attr]
+            doc_key = tie_key(pl.col(D), history.collect_schema()[D])
             place = pl.struct(pl.col("_item_interactions"), doc_key).rank("ordinal", descending=True)
             counts = counts.with_columns(place.alias("_item_place"))
             columns["item_head"] = pl.col("_item_place")
         rows = rows.join(counts, on=D, how="left", nulls_equal=True)
-        columns["item_users"] = pl.col("_item_users").fill_null(0)
+        if "item_users" in needed:
+            columns["item_users"] = pl.col("_item_users").fill_null(0)
         columns["item_interactions"] = pl.col("_item_interactions").fill_null(0.0)
+        columns["item_known"] = pl.col("_item_rows").is_not_null()
         if in_catalogue and "in_catalogue" not in columns:
-            columns["in_catalogue"] = pl.col("_item_users").fill_null(0) > 0
+            columns["in_catalogue"] = columns["item_known"]
     if needed & {"category", "features", "popularity"}:
         assert sides is not None
         assert sides.items is not None
@@ -199,6 +221,11 @@ def sides_plan(
             pl.lit(True).alias(HAS_RUN), pl.lit(True).alias(HAS_QRELS),
             pl.col(N_RET).first().cast(pl.UInt32).alias(N_RET),
         ]
+        if checks:
+            flags += [
+                pl.col(BAD_RUN).any().alias(BAD_RUN), pl.lit(False).alias(BAD_QRELS),
+                pl.col(DUP).any().alias(DUP),
+            ]
     return rows.group_by(group).agg(*flags, *(m.aggregation(ctx) for m in measures))
 
 

@@ -326,6 +326,7 @@ def entry(cls: type[Measure], trec: tuple[TrecName, ...] = ()) -> Entry:
 _ROLE = {
     "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
     "item_head": "interactions", "user_known": "interactions", "history_similarity": "interactions",
+    "item_known": "interactions",
     "in_catalogue": "items or interactions", "category": "items", "features": "items",
     "popularity": "items", "ref_rank": "reference", "ref_count": "reference",
 }

@@ -94,6 +94,7 @@ class Ctx:
         Columns: ``doc`` (the item), ``seen`` (the user interacted with the item in the
         training history), ``item_users`` and ``item_interactions`` (the item's distinct users
         and interactions (rows, or summed weights) in the history, 0 for items it lacks),
+        ``item_known`` (the history holds the item),
         ``item_head`` (the item's place by popularity in the history: 1 for the most
         interacted, null for items it lacks), ``in_catalogue`` (the item is in ``items=``, else
         in the history), ``category`` (the list of the catalogue's category values of the

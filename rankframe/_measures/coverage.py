@@ -82,11 +82,11 @@ class Coverage(_Population):
     NAME = "Coverage"
     BOUNDS = (0.0, 1.0)
     #: the state keeps the items the history holds (an item of no user is not counted)
-    SIDE_COLUMNS = frozenset({"item_users"})
+    SIDE_COLUMNS = frozenset({"item_known"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: the top ``k`` items that the history holds."""
-        known = ctx.side("item_users") > 0
+        known = ctx.side("item_known")
         keep = known if self.cutoff is None else known & (ctx.rank <= self.cutoff)
         return ctx.side("doc").filter(keep)
 
