@@ -217,7 +217,7 @@ def prepare(
     apart = run_only(parsed)
     if apart:
         check_sides(apart, sides)
-        prep.constants = population_ctx(sides)
+        prep.constants = population_ctx(sides, apart)
     if validate:
         _validate(prep)  # before the cast below, so that fractional grades are caught
     return _cast_grades(prep) if cast_grades else prep

@@ -36,7 +36,15 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.rank import rank_expr, tie_key
 from rankframe._errors import InputError
-from rankframe._io.sides import FEATURES, POPULARITY, WEIGHT, Sides
+from rankframe._io.sides import (
+    FEATURES,
+    POPULARITY,
+    USER_HASH_SEED,
+    WEIGHT,
+    Sides,
+    exact_user_hashes,
+    history_constants,
+)
 from rankframe._measures import Ctx, Measure, PopulationCtx
 
 #: The side input each side column comes from, and what a user passes for it.
@@ -45,7 +53,8 @@ ROLE_OF = {
     "item_head": "interactions", "item_known": "interactions", "in_catalogue": "interactions",
     "category": "items", "features": "items", "popularity": "items",
     "ref_rank": "reference", "ref_count": "reference", "history_similarity": "interactions",
-    "user_known": "interactions",
+    "user_known": "interactions", "n_users": "interactions", "n_items": "interactions",
+    "n_interactions": "interactions", "n_catalogue": "interactions",
 }
 _PASS = {
     "interactions": "interactions=... (the training history: user, item)",
@@ -53,6 +62,9 @@ _PASS = {
     "reference": "reference=... (another run)",
 }
 
+
+#: The side inputs' constants a measure may name in its side columns (:class:`PopulationCtx`).
+CONSTANTS = frozenset({"n_users", "n_items", "n_interactions", "n_catalogue"})
 
 #: A column of the run-only plan's rows: the query has recommendations (see :func:`sides_plan`).
 SIDE_ROW = "_side_row"
@@ -68,8 +80,8 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
     given = set() if sides is None else sides.given()
     for m in measures:
         roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS}
-        if "in_catalogue" in m.SIDE_COLUMNS and "items" in given:  # the catalogue, else the history
-            roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue"}}
+        if "items" in given:  # the catalogue (its size, its items), else the history's
+            roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue", "n_catalogue"}}
         missing = sorted(roles - given)
         if missing:
             msg = f"{m!r} needs {' and '.join(_PASS[r] for r in missing)}."
@@ -88,16 +100,22 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
             raise InputError(msg)
 
 
-def population_ctx(sides: Sides | None) -> PopulationCtx:
-    """The side inputs' constants (read with the side inputs, :attr:`Sides.constants`)."""
+def population_ctx(sides: Sides | None, measures: list[Measure]) -> PopulationCtx:
+    """The side inputs' constants that ``measures`` read (one scan of the history, if any)."""
     if sides is None:
         return PopulationCtx()
-    c = sides.constants  # (counted while the side inputs were checked)
-    n_items = c.get("n_items")
-    n_catalogue = c.get("n_catalogue")
+    needed = set().union(*(m.SIDE_COLUMNS for m in measures)) & CONSTANTS
+    if "n_catalogue" in needed and sides.items is None:
+        needed.add("n_items")  # the history's items are the catalogue
+    if "item_users" in set().union(*(m.SIDE_COLUMNS for m in measures)):
+        needed |= {"n_users", "n_user_hashes"}  # (distinct users per item by their hashes)
+    c: dict = {}
+    if sides.interactions is not None:
+        c = history_constants(sides.interactions, needed)
+    n_catalogue = sides.constants.get("n_catalogue", c.get("n_items"))
     return PopulationCtx(
-        c.get("n_users"), n_items, n_catalogue if n_catalogue is not None else n_items,
-        c.get("n_interactions"),
+        c.get("n_users"), c.get("n_items"), n_catalogue, c.get("n_interactions"),
+        exact_user_hashes=exact_user_hashes(c) and sides.constants.get("user_dtype") is not None,
     )
 
 
@@ -158,7 +176,11 @@ def sides_plan(
         # distinct users (a distinct count per item: the costly part)
         counts_by = [pl.col(WEIGHT).sum().alias("_item_interactions"), pl.len().alias("_item_rows")]
         if "item_users" in needed:
-            counts_by.append(pl.col(Q).n_unique().alias("_item_users"))
+            users = pl.col(Q)
+            same_ids = sides.constants.get("user_dtype") == history.collect_schema()[Q]  # type: ignore[union-attr]
+            if constants.exact_user_hashes and same_ids:  # no two users share a hash: exact
+                users = users.hash(seed=USER_HASH_SEED)
+            counts_by.append(users.n_unique().alias("_item_users"))
         counts = history.group_by(D).agg(counts_by)
         if "item_head" in needed:  # each item's place by popularity (ties: item id descending)
             doc_key = tie_key(pl.col(D), history.collect_schema()[D])
@@ -210,7 +232,7 @@ def sides_plan(
             ref = ref.filter(pl.col("_ref_rank") <= cut)
         rows = rows.join(ref.select(Q, D, "_ref_rank"), on=[Q, D], how="left", nulls_equal=True)
         columns["ref_rank"] = pl.col("_ref_rank")
-    for name in ("n_users", "n_items", "n_catalogue", "n_interactions"):
+    for name in sorted(CONSTANTS):
         value = getattr(constants, name)
         if value is not None:
             columns[name] = pl.lit(value, dtype=pl.Float64)

@@ -30,6 +30,34 @@ _WEIGHT_NAMES = ("weight", "rating", "count", "value", "clicks", "relevance")
 _FEATURE_NAMES = ("features", "feature_vector", "embedding", "vector")
 
 ROLES = ("interactions", "items", "reference")
+#: The seed of the users' 64-bit hashes (see :func:`exact_user_hashes`).
+USER_HASH_SEED = 0x5EED0
+
+
+def exact_user_hashes(constants: Mapping[str, Any]) -> bool:
+    """Whether the history's users' 64-bit hashes are one per user (:func:`history_constants`).
+
+    Then counting distinct hashes counts users exactly, about twice as fast on text ids.
+    """
+    return constants.get("n_user_hashes") is not None and constants["n_user_hashes"] == constants["n_users"]
+
+
+def history_constants(history: pl.LazyFrame, names: set[str]) -> dict[str, Any]:
+    """The constants of the training history that ``names`` asks for, in one scan.
+
+    ``n_users``, ``n_items`` (distinct), ``n_interactions`` (the weights' sum: rows when none
+    was given) and ``n_user_hashes`` (distinct 64-bit hashes of the users, see
+    :func:`exact_user_hashes`).
+    """
+    exprs = {
+        "n_users": pl.col(Q).n_unique(), "n_items": pl.col(D).n_unique(),
+        "n_interactions": pl.col(WEIGHT).sum(),
+        "n_user_hashes": pl.col(Q).hash(seed=USER_HASH_SEED).n_unique(),
+    }
+    wanted = [n for n in exprs if n in names]
+    if not wanted:
+        return {}
+    return history.select(exprs[n].alias(n) for n in wanted).collect().row(0, named=True)
 
 
 @dataclass(frozen=True)
@@ -50,8 +78,8 @@ class Sides:
     features: int = 0
     has_popularity: bool = False
     where: Mapping[str, str] = field(default_factory=dict)
-    #: Read in the checks' scan: ``n_users``, ``n_items``, ``n_interactions`` of the history,
-    #: ``n_catalogue`` (the catalogue's rows).
+    #: Read in the checks' scans: ``n_catalogue`` (the catalogue's rows), ``user_dtype`` (the
+    #: history's user ids as read).
     constants: Mapping[str, Any] = field(default_factory=dict)
 
     def given(self) -> set[str]:
@@ -178,10 +206,8 @@ def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
         conditions.append(w.is_null() | ~w.is_finite() | (w < 0))
     # the checks and the constants of the population measures in one scan; the exact error
     # (first bad row) only when a check fails
-    bad, stats = _screen(lf, conditions, {
-        "n_users": pl.col(Q).n_unique(), "n_items": pl.col(D).n_unique(),
-        "n_interactions": w.sum() if weight is not None else pl.len().cast(pl.Float64),
-    })
+    bad, stats = _screen(lf, conditions, {})
+    stats["user_dtype"] = lf.collect_schema()[Q]
     if bad:
         _ids_present(lf, (Q, D), "interactions", where)
         if weight is not None:

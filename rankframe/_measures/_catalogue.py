@@ -326,7 +326,8 @@ def entry(cls: type[Measure], trec: tuple[TrecName, ...] = ()) -> Entry:
 _ROLE = {
     "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
     "item_head": "interactions", "user_known": "interactions", "history_similarity": "interactions",
-    "item_known": "interactions",
+    "item_known": "interactions", "n_users": "interactions", "n_items": "interactions",
+    "n_interactions": "interactions", "n_catalogue": "items or interactions",
     "in_catalogue": "items or interactions", "category": "items", "features": "items",
     "popularity": "items", "ref_rank": "reference", "ref_count": "reference",
 }

@@ -342,6 +342,8 @@ class PopulationCtx:
     n_catalogue: int | None = None
     #: The history's interactions: its rows, or the sum of its weights.
     n_interactions: float | None = None
+    #: The users' 64-bit hashes are one per user (distinct users may be counted by them).
+    exact_user_hashes: bool = False
 
     def need(self, name: str, measure: str, source: str) -> int:
         """The constant ``name``, or a MeasureError naming the input ``measure`` needs."""

@@ -82,7 +82,7 @@ class Coverage(_Population):
     NAME = "Coverage"
     BOUNDS = (0.0, 1.0)
     #: the state keeps the items the history holds (an item of no user is not counted)
-    SIDE_COLUMNS = frozenset({"item_known"})
+    SIDE_COLUMNS = frozenset({"item_known", "n_items"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: the top ``k`` items that the history holds."""
@@ -130,7 +130,7 @@ class CatalogCoverage(_Population):
     """
 
     NAME = "CatalogCoverage"
-    SIDE_COLUMNS = frozenset({"in_catalogue"})
+    SIDE_COLUMNS = frozenset({"in_catalogue", "n_catalogue"})
 
     def population(self, state: pl.Expr, ctx: PopulationCtx) -> pl.Expr:
         """Return the group's catalogue coverage."""
@@ -217,7 +217,7 @@ class Gini(_Population):
 
     NAME = "Gini"
     BOUNDS = (0.0, 1.0)
-    SIDE_COLUMNS = frozenset({"in_catalogue"})
+    SIDE_COLUMNS = frozenset({"in_catalogue", "n_catalogue"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: the top ``k`` items of the catalogue."""
@@ -273,7 +273,7 @@ class UserCoverage(_Population):
 
     NAME = "UserCoverage"
     BOUNDS = (0.0, 1.0)
-    SIDE_COLUMNS = frozenset({"user_known"})
+    SIDE_COLUMNS = frozenset({"user_known", "n_users"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: whether the user is in the history and gets ``k`` items."""

@@ -125,7 +125,7 @@ class Surprisal(_TopK):
     """
 
     NAME = "Surprisal"
-    SIDE_COLUMNS = frozenset({"item_users"})
+    SIDE_COLUMNS = frozenset({"item_users", "n_users"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
@@ -224,7 +224,7 @@ class SelfInformation(Measure):
     KIND = "population"
     NEEDS_JUDGMENTS = False
     PARAMS = (Param("cutoff", "int", None, POSITIVE_INT),)
-    SIDE_COLUMNS = frozenset({"item_interactions"})
+    SIDE_COLUMNS = frozenset({"item_interactions", "n_interactions"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: the sum of the top items' self-information, and their count."""

@@ -101,7 +101,7 @@ class APLT(_TopK):
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("head", "float", 0.2, (lambda v: 0.0 <= v <= 1.0, "a share between 0 and 1")),
     )
-    SIDE_COLUMNS = frozenset({"item_head"})
+    SIDE_COLUMNS = frozenset({"item_head", "n_items"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
