@@ -217,10 +217,15 @@ def test_runs_given_apart_equal_each_run_alone() -> None:
     sides = _sides()
     a, b = _big(0), _big(3)
     both = rf.evaluate(None, {"a": a, "b": b}, MEASURES, **sides)
+    # and one frame holding both runs in a run column: one plan
+    stacked = pl.concat([a.with_columns(pl.lit("a").alias("run")), b.with_columns(pl.lit("b").alias("run"))])
+    one_plan = rf.evaluate(None, stacked, MEASURES, **sides)
     for name, run in (("a", a), ("b", b)):
         alone = rf.evaluate(None, run, MEASURES, **sides)
-        got = both.filter(pl.col("run") == name)
-        assert got["value"].to_list() == pytest.approx(alone["value"].to_list(), rel=1e-12, nan_ok=True)
+        for result in (both, one_plan):
+            got = result.filter(pl.col("run") == name)
+            assert got["measure"].to_list() == alone["measure"].to_list()
+            assert got["value"].to_list() == pytest.approx(alone["value"].to_list(), rel=1e-12, nan_ok=True)
 
 
 # ----------------------------------------------------------------------------- definitions
