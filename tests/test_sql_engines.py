@@ -41,6 +41,7 @@ from tests.test_edge_matrix import judged_runs
 from tests.test_sql import (
     BREAKDOWN_MEASURES,
     COMPILED,
+    COMPILED_FAMILIES,
     DATA,
     LAYOUTS,
     _evaluate,
@@ -470,7 +471,7 @@ def _matrix_engines() -> list[tuple[str, str, str, list[str], str]]:
          "test_sql.py::test_breakdowns_follow_evaluates_rule"),
         ("PostgreSQL", "postgres", "a server the tests start", COMPILED,
          "test_sql_postgres.py::test_postgres_breakdowns"),
-        ("Spark SQL", "spark", "local[2] `pyspark`", COMPILED,
+        ("Spark SQL", "spark", "local[2] `pyspark`", COMPILED_FAMILIES,
          "test_sql_spark_engine.py::test_breakdowns_equal_evaluate"),
         ("ClickHouse", "clickhouse", "`chdb`", MEASURES,
          "test_sql_engines.py::test_breakdowns_equal_evaluate"),

@@ -35,7 +35,7 @@ from tests.test_edge_matrix import judged_runs
 from tests.test_partitions import _data
 from tests.test_sql import (
     BREAKDOWN_MEASURES,
-    COMPILED,
+    COMPILED_FAMILIES,
     LAYOUTS,
     assert_same,
     breakdown_tables,
@@ -50,7 +50,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 import rankframe.spark as rfs  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-FEW = max(1, settings.default.max_examples * 3 // 20)  # 2 with the ci profile (15)
+FEW = max(1, settings.default.max_examples * 3 // 20)  # 1 with the ci profile (12)
 
 
 @pytest.fixture(scope="module")
@@ -125,7 +125,7 @@ def test_every_compiled_measure_equals_evaluate(
     qrels, run = _stacked(datasets)
     options = {"complete": complete, "relevance_level": relevance_level, "judged_only": judged_only,
                "depth": depth}
-    _both_ways(spark, qrels, run, COMPILED, [], **options)
+    _both_ways(spark, qrels, run, COMPILED_FAMILIES, [], **options)
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
