@@ -1129,11 +1129,6 @@ cases("recommender side inputs: interactions", "interactions", [
         {"user_id": ["q1", "q2"], "item_id": ["a", "b"], "weight": [1.0, math.inf]})),
      r"{path}: interactions row 2 has the weight inf"),
 ])
-CASES.append(Case(
-    "interactions-missing", "recommender side inputs: interactions", "interactions", missing("train.parquet"),
-    r"The interactions file '\S*train\.parquet' does not exist",
-    cli_names=r"--interactions \S*train\.parquet: no such file",
-))
 cases("recommender side inputs: items", "items", [
     ("items-duplicate", text("item_id\tgenre\na\tx\nb\ty\na\tz\n", ".tsv"),
      r"{path}: the catalogue lists the item 'a' twice \(line 2 and line 4\)"),
@@ -1151,20 +1146,22 @@ cases("recommender side inputs: items", "items", [
     ("items-negative-popularity", _items_parquet(item_id=["a"], popularity=[-1.0]),
      r"{path}: items row 1 has the popularity -1.0.*finite number >= 0"),
 ])
-CASES.append(Case(
-    "items-missing", "recommender side inputs: items", "items", missing("items.tsv"),
-    r"The items file '\S*items\.tsv' does not exist", cli_names=r"--items \S*items\.tsv: no such file",
-))
 cases("recommender side inputs: reference run", "reference", [
     ("reference-duplicate", text("q1 Q0 a 1 2.0 t\nq1 Q0 b 2 1.0 t\nq1 Q0 a 3 0.5 t\n"),
      r"{path}: the reference run lists the item 'a' twice for the user 'q1' \(line 1 and line 3\)"),
     ("reference-no-score", text("user_id,item_id\nq1,a\n", ".csv"),
      r"{path} has no reference column 'score'"),
 ])
-CASES.append(Case(
-    "reference-missing", "recommender side inputs: reference run", "reference", missing("base.txt"),
-    r"The reference file '\S*base\.txt' does not exist",
-    cli_names=r"--reference-run \S*base\.txt: no such file",
-))
+for _feeds, _family, _flag, _name in (  # a path to nothing: the API's words, then the flag's
+    ("interactions", "interactions", "--interactions", "train.parquet"),
+    ("items", "items", "--items", "items.tsv"),
+    ("reference", "reference run", "--reference-run", "base.txt"),
+):
+    _escaped = _name.replace(".", r"\.")
+    CASES.append(Case(
+        f"{_feeds}-missing", f"recommender side inputs: {_family}", _feeds, missing(_name),
+        rf"The {_feeds} file '\S*{_escaped}' does not exist",
+        cli_names=rf"{_flag} \S*{_escaped}: no such file",
+    ))
 
 FAMILIES = sorted({c.family for c in CASES})

@@ -266,3 +266,17 @@ def test_the_readme_example_equals_the_command(monkeypatch) -> None:
     got = values(pl.DataFrame(json.loads(done.stdout)))
     assert got == pytest.approx(values(scope["result"]), rel=1e-12, abs=1e-15)
     assert {m for _, m in got} == set(scope["measures"])
+
+
+def test_the_catalogue_measures_take_items_alone() -> None:
+    """Gini and CatalogCoverage read the catalogue's items: --items suffices, as in the API."""
+    measures = ["Gini@10", "CatalogCoverage@10"]
+    done = cli("evaluate", "--no-qrels", str(DATA / "run.tsv"), "--items", str(DATA / "items.tsv"),
+               "-m", *measures, "-f", "json")
+    assert done.returncode == 0, done.stderr
+    run, items = {"run.tsv": str(DATA / "run.tsv")}, str(DATA / "items.tsv")
+    want = values(rf.evaluate(None, run, measures, items=items))
+    got = values(pl.DataFrame(json.loads(done.stdout)))
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, abs=1e-15), key

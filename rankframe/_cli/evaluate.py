@@ -127,19 +127,13 @@ def _check_side_inputs(args: argparse.Namespace) -> None:
 def _check_side_flags(args: argparse.Namespace, measures: list[Measure]) -> None:
     """A usage error for a measure whose side input was not given; a warning for one no measure reads.
 
-    A measure that reads the catalogue (``in_catalogue``: Gini, CatalogCoverage) takes
-    ``--items``, else the items of ``--interactions``.
+    A measure that reads the catalogue (Gini, CatalogCoverage) takes ``--items``, else the items
+    of ``--interactions`` (:meth:`Measure.side_inputs`, the planner's rule).
     """
-    from rankframe._engine.sides_plan import ROLE_OF
-
     given = {dest for dest in SIDE_INPUTS if getattr(args, dest) is not None}
     read: set[str] = set()
     for m in measures:
-        roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS}
-        if "in_catalogue" in m.SIDE_COLUMNS:
-            read.add("items")
-            if "items" in given:
-                roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue"}}
+        roles = m.side_inputs(given)
         read |= roles
         missing = [r for r in SIDE_INPUTS if r in roles - given]
         if missing:

@@ -290,7 +290,7 @@ def evaluate(
         def prepare_run(name: str) -> Prepared:
             part = prepare(
                 qrels_once, read[name], prep.measures, by=by, validate=False,
-                cast_grades=False, sides=sides, **options,
+                cast_grades=False, sides=sides, constants=prep.constants, **options,
             )
             part.run_where = f"{sources[name]} (run {name!r})"
             return part
@@ -313,7 +313,8 @@ def evaluate(
         def reprepare(path: str) -> Prepared:
             return prepare(
                 prep.qrels, path if run_name is None else {run_name: path}, prep.measures, by=by,
-                run_columns=run_columns, validate=False, cast_grades=False, sides=sides, **options,
+                run_columns=run_columns, validate=False, cast_grades=False, sides=sides,
+                constants=prep.constants, **options,
             )
 
         wide = evaluate_parts(

@@ -25,7 +25,7 @@ from rankframe._io.columns import Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._io.sides import ROLES, Sides
-from rankframe._measures import Measure
+from rankframe._measures import Measure, PopulationCtx
 from rankframe._measures._names import parse_measures
 
 MeasureSpec = str | Measure
@@ -119,12 +119,15 @@ def prepare(
     prefs: Source | None = None,
     cast_grades: bool = True,
     sides: Sides | None = None,
+    constants: PopulationCtx | None = None,
     **options: Any,
 ) -> Prepared:
     """Read, map, align and validate inputs; parse measures and options.
 
     ``cast_grades=False`` leaves the grades' dtype for a later :func:`_validate` (which refuses
-    fractional grades) and :func:`_cast_grades`.
+    fractional grades) and :func:`_cast_grades`. ``constants``: the side inputs' constants when
+    a first ``prepare`` of the same evaluation counted them (runs evaluated apart, partitions),
+    instead of a scan of the history each time.
     """
     opts = Options(**options)
     parsed = [] if measures is None else parse_measures(measures)
@@ -217,7 +220,7 @@ def prepare(
     apart = run_only(parsed)
     if apart:
         check_sides(apart, sides)
-        prep.constants = population_ctx(sides, apart)
+        prep.constants = population_ctx(sides, apart) if constants is None else constants
     if validate:
         _validate(prep)  # before the cast below, so that fractional grades are caught
     return _cast_grades(prep) if cast_grades else prep

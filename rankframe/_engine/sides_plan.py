@@ -47,15 +47,7 @@ from rankframe._io.sides import (
 )
 from rankframe._measures import Ctx, Measure, PopulationCtx
 
-#: The side input each side column comes from, and what a user passes for it.
-ROLE_OF = {
-    "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
-    "item_head": "interactions", "item_known": "interactions", "in_catalogue": "interactions",
-    "category": "items", "features": "items", "popularity": "items",
-    "ref_rank": "reference", "ref_count": "reference", "history_similarity": "interactions",
-    "user_known": "interactions", "n_users": "interactions", "n_items": "interactions",
-    "n_interactions": "interactions", "n_catalogue": "interactions",
-}
+#: What a user passes for each side input.
 _PASS = {
     "interactions": "interactions=... (the training history: user, item)",
     "items": "items=... (the catalogue: item and its columns)",
@@ -79,10 +71,7 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
     """Raise an InputError naming each measure whose side inputs were not given."""
     given = set() if sides is None else sides.given()
     for m in measures:
-        roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS}
-        if "items" in given:  # the catalogue (its size, its items), else the history's
-            roles = {ROLE_OF[c] for c in m.SIDE_COLUMNS - {"in_catalogue", "n_catalogue"}}
-        missing = sorted(roles - given)
+        missing = sorted(m.side_inputs(given) - given)
         if missing:
             msg = f"{m!r} needs {' and '.join(_PASS[r] for r in missing)}."
             raise InputError(msg)
@@ -104,10 +93,11 @@ def population_ctx(sides: Sides | None, measures: list[Measure]) -> PopulationCt
     """The side inputs' constants that ``measures`` read (one scan of the history, if any)."""
     if sides is None:
         return PopulationCtx()
-    needed = set().union(*(m.SIDE_COLUMNS for m in measures)) & CONSTANTS
+    columns = set().union(*(m.SIDE_COLUMNS for m in measures))
+    needed = columns & CONSTANTS
     if "n_catalogue" in needed and sides.items is None:
         needed.add("n_items")  # the history's items are the catalogue
-    if "item_users" in set().union(*(m.SIDE_COLUMNS for m in measures)):
+    if "item_users" in columns:
         needed |= {"n_users", "n_user_hashes"}  # (distinct users per item by their hashes)
     c: dict = {}
     if sides.interactions is not None:

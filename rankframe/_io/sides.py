@@ -147,8 +147,8 @@ def _find(names: list[str], candidates: tuple[str, ...]) -> str | None:
 
 def _bad_row(lf: pl.LazyFrame, condition: pl.Expr) -> dict[str, Any] | None:
     """The first row (with its 1-based position) where ``condition`` holds, else None."""
-    found = lf.with_row_index("_row", offset=1).filter(condition).head(1).collect()
-    return None if found.is_empty() else found.row(0, named=True)
+    rows = _first_two(lf, condition)
+    return rows[0] if rows else None
 
 
 def _at(row: dict[str, Any]) -> str:
@@ -221,37 +221,39 @@ def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, .
     features = _find(names, _FEATURE_NAMES)
     popularity = _find(names, (POPULARITY,))
     categories = tuple(n for n in names if n not in (D, features, popularity))
-    conditions = [pl.col(D).is_null(), pl.col(D).is_duplicated(), *(pl.col(c).is_null() for c in categories)]
+    vec = None
     if features is not None and _numeric_list(schema[features]):
         vec = pl.col(features).cast(pl.List(pl.Float64))
+    conditions = [pl.col(D).is_null(), pl.col(D).is_duplicated(), *(pl.col(c).is_null() for c in categories)]
+    stats = {"n_catalogue": pl.len()}
+    if vec is not None:
         conditions += [
             vec.list.len() != vec.list.len().first(),
             ~vec.list.eval(pl.element().is_finite()).list.all(),
             vec.list.eval(pl.element().abs()).list.sum() == 0,
         ]
+        stats["dim"] = vec.list.len().max()
     if popularity is not None:
         value = pl.col(popularity).cast(pl.Float64)
         conditions.append(~value.is_finite() | (value < 0))
-    stats = {"n_catalogue": pl.len()}
-    if features is not None and _numeric_list(schema[features]):
-        stats["dim"] = pl.col(features).cast(pl.List(pl.Float64)).list.len().max()
     bad, found = _screen(lf, conditions, stats)
-    if not bad:  # nothing to name: the catalogue as it is
-        dim = found.get("dim") or 0
-        out = [pl.col(D), *(pl.col(c) for c in categories)]
-        if features is not None:
-            out.append(pl.col(features).cast(pl.List(pl.Float64)).alias(FEATURES))
-        if popularity is not None:
-            out.append(pl.col(popularity).cast(pl.Float64).alias(POPULARITY))
-        if features is None or _numeric_list(schema[features]):
-            return lf.select(out), categories, dim, popularity is not None, found["n_catalogue"]
+    if bad or (features is not None and vec is None):
+        _name_the_bad_item(lf, where, categories, features, popularity)
+    out = [pl.col(D), *(pl.col(c) for c in categories)]
+    if vec is not None:
+        out.append(vec.alias(FEATURES))
+    if popularity is not None:
+        out.append(pl.col(popularity).cast(pl.Float64).alias(POPULARITY))
+    return lf.select(out), categories, found.get("dim") or 0, popularity is not None, found["n_catalogue"]
+
+
+def _name_the_bad_item(
+    lf: pl.LazyFrame, where: str, categories: tuple[str, ...], features: str | None, popularity: str | None
+) -> None:
+    """Raise the InputError for the catalogue's first problem (the screen found one)."""
     _ids_present(lf, (D,), "items", where)
-    dup = (
-        lf.with_row_index("_row", offset=1).filter(pl.col(D).is_duplicated())
-        .head(2).collect()
-    )
-    if dup.height:
-        rows = dup.rows(named=True)
+    rows = _first_two(lf, pl.col(D).is_duplicated())
+    if rows:
         msg = (
             f"{where}: the catalogue lists the item {rows[0][D]!r} twice ({_at(rows[0])} and "
             f"{_at(rows[1])}). One row per item: drop the duplicates (df.unique('{D}'))."
@@ -265,12 +267,9 @@ def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, .
                 "Give every item a category (e.g. fill_null('unknown')), or drop the column."
             )
             raise InputError(msg)
-    out = [pl.col(D), *(pl.col(c) for c in categories)]
-    dim = 0
     if features is not None:
-        dtype = schema[features]
-        inner = getattr(dtype, "inner", None)
-        if not isinstance(dtype, pl.List | pl.Array) or inner is None or not inner.is_numeric():
+        dtype = lf.collect_schema()[features]
+        if not _numeric_list(dtype):
             msg = (
                 f"{where}: the feature column {features!r} is {dtype}; it must hold a list or "
                 "array of numbers per item."
@@ -301,12 +300,13 @@ def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, .
                 "cosine similarity to any item is undefined. Give it a non-zero vector."
             )
             raise InputError(msg)
-        dim = lengths[0] if lengths else 0
-        out.append(vec.alias(FEATURES))
     if popularity is not None:
         _finite_non_negative(lf, popularity, "items", where)
-        out.append(pl.col(popularity).cast(pl.Float64).alias(POPULARITY))
-    return lf.select(out), categories, dim, popularity is not None, found["n_catalogue"]
+
+
+def _first_two(lf: pl.LazyFrame, condition: pl.Expr) -> list[dict[str, Any]]:
+    """The first two rows (with their 1-based positions) where ``condition`` holds."""
+    return lf.with_row_index("_row", offset=1).filter(condition).head(2).collect().rows(named=True)
 
 
 def _numeric_list(dtype: pl.DataType) -> bool:
@@ -323,12 +323,8 @@ def _reference(lf: pl.LazyFrame, where: str) -> pl.LazyFrame:
     if not _screen(lf, conditions, {})[0]:
         return lf.select(Q, D, score.alias("score"))
     _ids_present(lf, (Q, D), "reference run", where)
-    dup = (
-        lf.with_row_index("_row", offset=1).filter(pl.struct(Q, D).is_duplicated())
-        .head(2).collect()
-    )
-    if dup.height:
-        rows = dup.rows(named=True)
+    rows = _first_two(lf, pl.struct(Q, D).is_duplicated())
+    if rows:
         msg = (
             f"{where}: the reference run lists the item {rows[0][D]!r} twice for the user "
             f"{rows[0][Q]!r} ({_at(rows[0])} and {_at(rows[1])}). One row per (user, item)."

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from rankframe._measures import TREC_NAMES, Measure, families, load_all
+from rankframe._measures._measure import SIDE_ROLES
 from rankframe._measures._names import NICKNAMES
 
 __all__ = ["Alias", "Entry", "ParamInfo", "TrecName", "entries", "entry"]
@@ -322,20 +323,9 @@ def entry(cls: type[Measure], trec: tuple[TrecName, ...] = ()) -> Entry:
     )
 
 
-#: The side input each side column of :meth:`Ctx.side` comes from (the planner's rule).
-_ROLE = {
-    "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
-    "item_head": "interactions", "user_known": "interactions", "history_similarity": "interactions",
-    "item_known": "interactions", "n_users": "interactions", "n_items": "interactions",
-    "n_interactions": "interactions", "n_catalogue": "items or interactions",
-    "in_catalogue": "items or interactions", "category": "items", "features": "items",
-    "popularity": "items", "ref_rank": "reference", "ref_count": "reference",
-}
-
-
 def _side_inputs(cls: type[Measure]) -> tuple[str, ...]:
     """What the family reads beside the run (see :attr:`Entry.side_inputs`)."""
-    roles = sorted({_ROLE[c] for c in cls.SIDE_COLUMNS})
+    roles = sorted({SIDE_ROLES[c] for c in cls.SIDE_COLUMNS})
     return (("judgments",) if cls.NEEDS_JUDGMENTS else ()) + tuple(roles)
 
 

@@ -7,7 +7,7 @@ fully parametrised measure (``P@5``); its ``repr`` is the canonical ir_measures-
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 import polars as pl
@@ -18,6 +18,18 @@ from rankframe._measures._params import Aggregation, Param, _coerce, _format_num
 if TYPE_CHECKING:
     from rankframe._measures._ctx import Ctx, PopulationCtx
     from rankframe._measures._sql import SqlCtx
+
+
+#: The side input (``evaluate``'s keyword) each side column of :meth:`Ctx.side` comes from.
+SIDE_ROLES: dict[str, str] = {
+    "seen": "interactions", "item_users": "interactions", "item_interactions": "interactions",
+    "item_head": "interactions", "item_known": "interactions", "user_known": "interactions",
+    "history_similarity": "interactions", "n_users": "interactions", "n_items": "interactions",
+    "n_interactions": "interactions", "category": "items", "features": "items",
+    "popularity": "items", "ref_rank": "reference", "ref_count": "reference",
+    # the catalogue: items=... when given, else the history's items
+    "in_catalogue": "items or interactions", "n_catalogue": "items or interactions",
+}
 
 
 class Measure:
@@ -163,6 +175,23 @@ class Measure:
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query aggregation expression of this measure (subclasses)."""
         raise NotImplementedError
+
+    @classmethod
+    def side_inputs(cls, given: Collection[str]) -> set[str]:
+        """The side inputs the family reads (:attr:`SIDE_COLUMNS`), ``given`` those passed.
+
+        The catalogue's columns come from ``items`` when it is given, else from the history.
+
+        Examples
+        --------
+        >>> from rankframe._measures import REGISTRY, load_all
+        >>> load_all()
+        >>> sorted(REGISTRY["Gini"].side_inputs(set())), sorted(REGISTRY["Gini"].side_inputs({"items"}))
+        (['interactions'], ['items'])
+        """
+        either = "items" if "items" in given else "interactions"
+        roles = (SIDE_ROLES[c] for c in cls.SIDE_COLUMNS)
+        return {either if role == "items or interactions" else role for role in roles}
 
     def population(self, state: pl.Expr, ctx: PopulationCtx) -> pl.Expr:
         """Reduce the per-query states (:meth:`expr`) of a group's queries to its value.

@@ -22,10 +22,17 @@ if TYPE_CHECKING:
 _HISTORY = "interactions=... (the training history, whose items are the catalogue)"
 
 
-def _top_items(ctx: Ctx, cutoff: int | None) -> pl.Expr:
-    """The query's items of rank <= ``cutoff`` (all of them without one), as its state."""
+def _top_items(ctx: Ctx, cutoff: int | None, among: str | None = None) -> pl.Expr:
+    """The query's items of rank <= ``cutoff`` (all of them without one), as its state.
+
+    ``among``: a boolean side column the items must hold (``"item_known"``: in the history).
+    """
+    keep = None if among is None else ctx.side(among)
+    if cutoff is not None:
+        top = ctx.rank <= cutoff
+        keep = top if keep is None else keep & top
     doc = ctx.side("doc")
-    return doc if cutoff is None else doc.filter(ctx.rank <= cutoff)
+    return doc if keep is None else doc.filter(keep)
 
 
 def _items(state: pl.Expr) -> pl.Expr:
@@ -86,9 +93,7 @@ class Coverage(_Population):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: the top ``k`` items that the history holds."""
-        known = ctx.side("item_known")
-        keep = known if self.cutoff is None else known & (ctx.rank <= self.cutoff)
-        return ctx.side("doc").filter(keep)
+        return _top_items(ctx, self.cutoff, among="item_known")
 
     def population(self, state: pl.Expr, ctx: PopulationCtx) -> pl.Expr:
         """Return the group's coverage from the queries' top items."""
@@ -221,10 +226,7 @@ class Gini(_Population):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query state: the top ``k`` items of the catalogue."""
-        keep = ctx.side("in_catalogue")
-        if self.cutoff is not None:
-            keep = keep & (ctx.rank <= self.cutoff)
-        return ctx.side("doc").filter(keep)
+        return _top_items(ctx, self.cutoff, among="in_catalogue")
 
     def population(self, state: pl.Expr, ctx: PopulationCtx) -> pl.Expr:
         """Return the group's Gini index of exposure."""

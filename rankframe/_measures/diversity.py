@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
-from rankframe._errors import MeasureError
 from rankframe._measures._params import POSITIVE_INT, Param
 from rankframe._measures._registry import register
 from rankframe._measures.novelty import _TopK
@@ -114,12 +113,6 @@ class IntraListDiversity(_TopK):
     )
     SIDE_COLUMNS = frozenset({"features"})
     EMPTY = None  # no pair: undefined, left out of the mean
-
-    def validate(self) -> None:
-        """Require the cutoff."""
-        if self.cutoff is None:
-            msg = "IntraListDiversity needs a cutoff after '@', e.g. 'IntraListDiversity@10'."
-            raise MeasureError(msg)
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
