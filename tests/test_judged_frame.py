@@ -103,7 +103,7 @@ def _compare(qrels: pl.DataFrame, run: pl.DataFrame, complete: bool) -> None:
     assert not bad.any(), both.filter(pl.Series(bad)).head(10)
 
 
-@settings(max_examples=settings.default.max_examples * 30 // 20, deadline=None,
+@settings(max_examples=settings.default.max_examples * 20 // 20, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(data=qrels_and_run(), complete=st.booleans())
 @example(  # one query, one document, retrieved and relevant

@@ -115,7 +115,7 @@ def _small_inputs(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame]:
     return qrels_df, run_df
 
 
-@settings(max_examples=settings.default.max_examples * 30 // 20, deadline=None)
+@settings(max_examples=settings.default.max_examples * 20 // 20, deadline=None)
 @given(data=_small_inputs(), partitions=st.sampled_from([1, 2, 7]), complete=st.booleans())
 def test_partitions_and_engines_equal_one_plan_on_edge_cases(
     data: tuple, partitions: int, complete: bool

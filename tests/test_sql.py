@@ -94,7 +94,7 @@ def assert_same(want: pl.DataFrame, got: pl.DataFrame, keys: list[str]) -> None:
     assert not bad, bad[:5]
 
 
-@settings(max_examples=settings.default.max_examples * 24 // 20)
+@settings(max_examples=settings.default.max_examples * 16 // 20)
 @given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
 def test_compiled_query_equals_evaluate(data: tuple, depth: int | None) -> None:
     # the edge-matrix frames: ties among "9"/"10"/"b"/"B", grades -1..3 and unjudged, queries
@@ -115,6 +115,7 @@ HITS_ONLY = [
 ]
 
 
+@settings(max_examples=settings.default.max_examples * 14 // 20)
 @given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
 def test_hits_only_query_equals_evaluate(data: tuple, depth: int | None) -> None:
     qrels, run, options = data
