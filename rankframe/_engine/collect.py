@@ -236,6 +236,18 @@ def aggregate(
     return out
 
 
+def warn_population_per_query(measures: list[Measure]) -> None:
+    """Warn that per-query output leaves the population measures out."""
+    population = [repr(m) for m in measures if m.KIND == "population"]
+    if population:
+        kind = "is a population measure" if len(population) == 1 else "are population measures"
+        warn(
+            f"{', '.join(population)} {kind} (one value per run or breakdown group, not a "
+            "mean over queries): per_query=True leaves them out; evaluate without "
+            "per_query for their values."
+        )
+
+
 def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.DataFrame:
     """The long layout of a wide frame.
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 from rankframe._engine import memory
-from rankframe._engine.collect import _long, per_query_wide
+from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.memory_guard import check_text, converts_memory_error
 from rankframe._engine.options import (
@@ -321,14 +321,7 @@ def evaluate(
             prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
         )
     if per_query:
-        population = [repr(m) for m in prep.measures if m.KIND == "population"]
-        if population:
-            kind = "is a population measure" if len(population) == 1 else "are population measures"
-            warn(
-                f"{', '.join(population)} {kind} (one value per run or breakdown group, not a "
-                "mean over queries): per_query=True leaves them out; evaluate without "
-                "per_query for their values."
-            )
+        warn_population_per_query(prep.measures)
         return _long(wide, prep.measures, [*prep.keys, Q])
     aggregated = _aggregate(wide, prep.measures, prep.keys, prep.constants, prep.opts.aggregate)
     return _long(aggregated, prep.measures, prep.keys)

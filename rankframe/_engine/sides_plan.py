@@ -162,20 +162,10 @@ def sides_plan(
         needed = needed | {"item_interactions"}
     if needed & {"item_users", "item_interactions", "item_head", "item_known"}:
         assert history is not None
-        # per item: its interactions (a sum: cheap), and only where a measure reads it the
-        # distinct users (a distinct count per item: the costly part)
-        counts_by = [pl.col(WEIGHT).sum().alias("_item_interactions"), pl.len().alias("_item_rows")]
-        if "item_users" in needed:
-            users = pl.col(Q)
-            same_ids = sides.constants.get("user_dtype") == history.collect_schema()[Q]  # type: ignore[union-attr]
-            if constants.exact_user_hashes and same_ids:  # no two users share a hash: exact
-                users = users.hash(seed=USER_HASH_SEED)
-            counts_by.append(users.n_unique().alias("_item_users"))
-        counts = history.group_by(D).agg(counts_by)
-        if "item_head" in needed:  # each item's place by popularity (ties: item id descending)
-            doc_key = tie_key(pl.col(D), history.collect_schema()[D])
-            place = pl.struct(pl.col("_item_interactions"), doc_key).rank("ordinal", descending=True)
-            counts = counts.with_columns(place.alias("_item_place"))
+        counts = sides.item_counts  # type: ignore[union-attr]
+        if counts is None:
+            counts = item_counts(history, needed, constants, sides.constants.get("user_dtype"))  # type: ignore[union-attr]
+        if "item_head" in needed:
             columns["item_head"] = pl.col("_item_place")
         rows = rows.join(counts, on=D, how="left", nulls_equal=True)
         if "item_users" in needed:
@@ -239,6 +229,31 @@ def sides_plan(
                 pl.col(DUP).any().alias(DUP),
             ]
     return rows.group_by(group).agg(*flags, *(m.aggregation(ctx) for m in measures))
+
+
+def item_counts(
+    history: pl.LazyFrame, needed: set[str], constants: PopulationCtx, user_dtype: pl.DataType | None
+) -> pl.LazyFrame:
+    """Per item of the history, its counts.
+
+    ``_item_interactions`` (the weights' sum), ``_item_rows``, and where ``needed`` names them
+    ``_item_users`` (distinct users) and ``_item_place`` (1 for the most interacted item; ties:
+    item id descending, in byte order).
+    """
+    # the interactions (a sum: cheap), and only where a measure reads it the distinct users (a
+    # distinct count per item: the costly part)
+    counts_by = [pl.col(WEIGHT).sum().alias("_item_interactions"), pl.len().alias("_item_rows")]
+    if "item_users" in needed:
+        users = pl.col(Q)
+        if constants.exact_user_hashes and user_dtype == history.collect_schema()[Q]:
+            users = users.hash(seed=USER_HASH_SEED)  # no two users share a hash: exact
+        counts_by.append(users.n_unique().alias("_item_users"))
+    counts = history.group_by(D).agg(counts_by)
+    if "item_head" in needed:
+        doc_key = tie_key(pl.col(D), history.collect_schema()[D])
+        place = pl.struct(pl.col("_item_interactions"), doc_key).rank("ordinal", descending=True)
+        counts = counts.with_columns(place.alias("_item_place"))
+    return counts
 
 
 def _history_similarity(rows: pl.LazyFrame, sides: Sides | None) -> pl.LazyFrame:

@@ -81,6 +81,11 @@ class Sides:
     #: Read in the checks' scans: ``n_catalogue`` (the catalogue's rows), ``user_dtype`` (the
     #: history's user ids as read).
     constants: Mapping[str, Any] = field(default_factory=dict)
+    #: The whole history's per-item counts, computed elsewhere, when ``interactions`` holds only
+    #: some users' rows (a Spark task's): ``doc_id, _item_interactions, _item_rows`` and, where
+    #: the measures read them, ``_item_users`` and ``_item_place`` (see
+    #: :func:`rankframe._engine.sides_plan.item_counts`). None: counted from ``interactions``.
+    item_counts: pl.LazyFrame | None = None
 
     def given(self) -> set[str]:
         """The roles given."""
@@ -188,9 +193,14 @@ def _screen(lf: pl.LazyFrame, conditions: list[pl.Expr], stats: dict[str, pl.Exp
     return bool(row.pop("_bad")), row
 
 
+def weight_column(names: list[str]) -> str | None:
+    """The interactions' weight column among ``names`` (canonical ids already), or None."""
+    return _find([n for n in names if n not in (Q, D)], _WEIGHT_NAMES)
+
+
 def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
     names = _names(lf, "interactions", where)
-    weight = _find([n for n in names if n not in (Q, D)], _WEIGHT_NAMES)
+    weight = weight_column(names)
     if weight is not None:
         if not lf.collect_schema()[weight].is_numeric():
             msg = (

@@ -75,6 +75,9 @@ def evaluate(
     run_columns: Mapping[str, str] | None = None,
     engine: str | None = None,
     storage_options: Mapping[str, str] | None = None,
+    interactions: DataFrame | str | os.PathLike[str] | None = None,
+    items: DataFrame | str | os.PathLike[str] | None = None,
+    reference: DataFrame | str | os.PathLike[str] | None = None,
     **options: Any,
 ) -> DataFrame:
     """Evaluate runs held in Spark, with the measures and semantics of :func:`rankframe.evaluate`.
@@ -144,6 +147,16 @@ def evaluate(
         tasks. Without them, each executor's environment credentials. The SQL engine reads
         paths with ``spark.read.parquet``, configured by the session (``spark.hadoop.fs.s3a.*``),
         and refuses them.
+    interactions, items, reference
+        The side inputs of the recommender measures (:func:`rankframe.evaluate`'s): Spark
+        DataFrames, catalog table names or Parquet paths. The polars engine on DataFrame
+        inputs: the history's and the reference run's rows travel with the run's rows of
+        their users; the per-item counts of the history are a Spark ``groupBy`` joined to the
+        run rows; the catalogue is read and checked on the driver (Polars), then joined.
+        Population measures (Coverage, Gini...) gather their per-user states (the top items'
+        ids) on the driver, which reduces them per group. ``qrels`` may be left out when no
+        measure reads judgments. Not with path inputs, nor ``engine="sql"``; Serendipity
+        (co-occurrence over every user's history) is :func:`rankframe.evaluate`'s.
     **options
         ``complete``, ``depth``, ``relevance_level``, ``ties``, ``score_dtype``,
         ``judged_only``, as for :func:`rankframe.evaluate`.
@@ -192,15 +205,6 @@ def evaluate(
     if textual:
         msg = f"{', '.join(textual)} is not a number; rankframe.spark evaluates numeric measures."
         raise MeasureError(msg)
-    recsys = [repr(m) for m in parsed if not m.NEEDS_JUDGMENTS]
-    if recsys:  # side inputs and population states are rankframe.evaluate's for now
-        msg = (
-            f"{', '.join(recsys)} read{'s' if len(recsys) == 1 else ''} side inputs "
-            "(interactions, items, reference) or the whole run: rankframe.spark does not "
-            "evaluate them yet; use rankframe.evaluate (which reads Parquet, Delta and Iceberg "
-            "tables where Spark wrote them)."
-        )
-        raise MeasureError(msg)
     names = [repr(m) for m in parsed]
     slots = [f"_m{i}" for i in range(len(names))]
     from pyspark.sql import DataFrame as SparkFrame
@@ -226,6 +230,20 @@ def evaluate(
         )
         raise InputError(msg)
     on_paths = bool(given) and all(paths)
+    recsys = [repr(m) for m in parsed if not m.NEEDS_JUDGMENTS]
+    side_inputs = {"interactions": interactions, "items": items, "reference": reference}
+    if recsys and (engine == "sql" or on_paths):
+        msg = (
+            f"{', '.join(recsys)} read{'s' if len(recsys) == 1 else ''} side inputs "
+            "(interactions, items, reference) or the whole run: rankframe.spark evaluates them "
+            "with engine='polars' on Spark DataFrames (or tables); "
+            + ("read the paths with spark.read first." if on_paths else "leave engine= out.")
+        )
+        raise MeasureError(msg)
+    if qrels is None and judged is None and recsys and len(recsys) != len(parsed):
+        needs = [repr(m) for m in parsed if m.NEEDS_JUDGMENTS]
+        msg = f"{', '.join(needs)} read{'s' if len(needs) == 1 else ''} judgments: pass qrels (or judged=)."
+        raise InputError(msg)
     why_not = unsupported(parsed, options)
     if engine == "sql" and why_not:
         msg = f"engine='sql' cannot evaluate this: {why_not}."
@@ -268,9 +286,11 @@ def evaluate(
     else:
         raw, probe, judged_queries = from_frames(
             qrels, run, judged, names, slots, list(by or ()), partitions, qrels_columns,
-            run_columns, options, F, T,
+            run_columns, options, F, T, measures=parsed, side_inputs=side_inputs, spark=spark,
         )
-    return finish(raw, probe, judged_queries, parsed, slots, per_query=per_query, F=F)
+    return finish(
+        raw, probe, judged_queries, parsed, slots, per_query=per_query, F=F, constants=probe.constants
+    )
 
 
 def _parquet(spark: Any, path: Any) -> Any:

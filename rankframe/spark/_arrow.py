@@ -18,12 +18,15 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankframe._engine.collect import _raw_wide, _warn_coverage
+from rankframe._engine.collect import _raw_wide, _warn_coverage, warn_population_per_query
 from rankframe._engine.options import HAS_QRELS, HAS_RUN, N_RET, REL, D, Prepared, Q, S
 from rankframe._engine.partition import bucket, is_count, query_owners, run_files
 from rankframe._engine.prepare import prepare
+from rankframe._engine.sides_plan import population_values
 from rankframe._errors import InputError, MeasureError
-from rankframe.spark._common import require, result, sides
+from rankframe._measures import PopulationCtx
+from rankframe.spark._common import mapped, require, result, sides
+from rankframe.spark._sides import HISTORY, REFERENCE, TaskSides, spark_sides
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -63,8 +66,13 @@ def finish(
     *,
     per_query: bool,
     F: Any,  # noqa: N803
+    constants: PopulationCtx | None = None,
 ) -> DataFrame:
-    """Collect the per-query flags (raising the tasks' input errors), warn, and shape the result."""
+    """Collect the per-query flags (raising the tasks' input errors), warn, and shape the result.
+
+    Population measures (their columns: per-query states) are reduced on the driver, per group,
+    from the states collected there (:func:`population_values`, as :func:`rankframe.evaluate`).
+    """
     keys = probe.keys
     conf = raw.sparkSession.conf
     batch = conf.get(ARROW_BATCH, None)
@@ -87,10 +95,26 @@ def finish(
             conf.set(ARROW_BATCH, batch)
     if not isinstance(flags, pl.DataFrame):  # pragma: no cover - from_arrow of a table
         flags = pl.DataFrame(flags)
-    _coverage_warnings(probe, flags, judged_queries)
+    if probe.qrels_given:
+        _coverage_warnings(probe, flags, judged_queries)
 
     kept = F.col(HAS_QRELS) & (F.col(HAS_RUN) | F.lit(probe.opts.complete))
     rows = raw.filter(kept).drop(HAS_RUN, HAS_QRELS)
+    population = [(m, s) for m, s in zip(measures, slots, strict=True) if m.KIND == "population"]
+    if population:
+        pop_slots = [s for _, s in population]
+        if per_query:
+            warn_population_per_query(measures)
+        else:
+            states = pl.from_arrow(rows.select(*keys, *pop_slots).toArrow())
+            assert isinstance(states, pl.DataFrame)
+            states = states.rename({s: repr(m) for m, s in population})
+            values = population_values(states, [m for m, _ in population], keys, constants or PopulationCtx())
+            values = values.rename({repr(m): s for m, s in population})
+            return result(rows, keys, measures, slots, per_query=False, F=F, extra=values)
+        keep = [(m, s) for m, s in zip(measures, slots, strict=True) if m.KIND != "population"]
+        measures, slots = [m for m, _ in keep], [s for _, s in keep]
+        rows = rows.drop(*pop_slots)
     return result(rows, keys, measures, slots, per_query=per_query, F=F)
 
 
@@ -107,45 +131,108 @@ def from_frames(
     options: dict[str, Any],
     F: Any,  # noqa: N803
     T: Any,  # noqa: N803
+    *,
+    measures: list[Measure] | None = None,
+    side_inputs: Mapping[str, Any] | None = None,
+    spark: Any = None,
 ) -> tuple[DataFrame, Prepared, Callable[[list[str]], pl.DataFrame]]:
-    """The per-query rows of Spark DataFrames: union, repartition by query, ``mapInArrow``."""
+    """The per-query rows of Spark DataFrames: union, repartition by query, ``mapInArrow``.
+
+    ``side_inputs``: ``interactions``, ``items``, ``reference`` for the measures that read them
+    (:mod:`rankframe.spark._sides`: their rows travel with the run's by user, their per-item
+    columns are joined to the run rows); ``qrels`` may then be None.
+    """
     if partitions is not None and not is_count(partitions):
         msg = f"partitions must be an int >= 1 for Spark DataFrames. Got {partitions!r}."
         raise InputError(msg)
-    run_side, qrels_side, _ = sides(qrels, run, judged, qrels_columns, run_columns, F)
+    if qrels is None and judged is None and run is not None:  # measures of the run alone
+        run_side, qrels_side = mapped(run, (Q, D, S), run_columns, "run"), None
+    else:
+        run_side, qrels_side, _ = sides(qrels, run, judged, qrels_columns, run_columns, F)
     keys = (["run"] if "run" in run_side.columns else []) + by
     require(run_side, keys, "run")  # breakdown columns
-    qrels_keys = [k for k in keys if k in qrels_side.columns]
+    qrels_keys = [] if qrels_side is None else [k for k in keys if k in qrels_side.columns]
     run_cols = [*keys, Q, D, S]
-    qrels_cols = [*qrels_keys, Q, D, REL]
+    qrels_cols = [*qrels_keys, Q, D, REL] if qrels_side is not None else []
 
     # a probe on empty Polars frames of the same schema: parse and check the options up front
     run_schema = {f.name: f.dataType for f in run_side.select(*run_cols).schema.fields}
-    qrels_schema = {f.name: f.dataType for f in qrels_side.select(*qrels_cols).schema.fields}
     empty_run = _empty(run_side.select(*run_cols))
-    empty_qrels = _empty(qrels_side.select(*qrels_cols))
-    probe = prepare(empty_qrels, empty_run, names, by=by or None, validate=False, **options)
+    empty_qrels = None if qrels_side is None else _empty(qrels_side.select(*qrels_cols))
+    side = None
+    if side_inputs and any(x is not None for x in side_inputs.values()) or measures and any(
+        not m.NEEDS_JUDGMENTS for m in measures
+    ):
+        got = spark_sides(
+            side_inputs.get("interactions") if side_inputs else None,
+            side_inputs.get("items") if side_inputs else None,
+            side_inputs.get("reference") if side_inputs else None,
+            measures or [], run_side.select(*run_cols), spark, F,
+        )
+        if got is not None:
+            side, travel, run_side = got
+    sides_probe = None if side is None else side.probe()
+    probe = prepare(
+        empty_qrels, empty_run, names, by=by or None, validate=False, sides=sides_probe,
+        constants=None if side is None else side.constants, **options,
+    )
 
     groups = None
     if keys and probe.opts.complete:  # complete=True scores missing judged queries in every group
         groups = pl.from_arrow(run_side.select(*keys).distinct().toArrow())
 
-    union = run_side.select(*run_cols).withColumn(SIDE, F.lit(0).cast("byte")).unionByName(
-        qrels_side.select(*qrels_cols).withColumn(SIDE, F.lit(1).cast("byte")),
-        allowMissingColumns=True,
-    )
+    union = run_side.withColumn(SIDE, F.lit(0).cast("byte"))
+    parts = []
+    if qrels_side is not None:
+        parts.append(qrels_side.select(*qrels_cols).withColumn(SIDE, F.lit(1).cast("byte")))
+    if side is not None:
+        for role, marker in (("history", HISTORY), ("reference", REFERENCE)):
+            if role in travel:
+                parts.append(travel[role].withColumn(SIDE, F.lit(marker).cast("byte")))
+    for part in parts:
+        union = union.unionByName(part, allowMissingColumns=True)
     union = union.repartition(partitions, Q) if partitions else union.repartition(Q)
-    q_type = run_schema[Q] if run_schema[Q] == qrels_schema[Q] else T.StringType()
-    schema = _out_schema([(k, run_schema[k]) for k in keys], q_type, slots, T)
-    task = _Task(names, by, options, run_cols, qrels_cols, groups, keys, slots)
+    q_type = run_schema[Q]
+    if qrels_side is not None and qrels_side.schema[Q].dataType != q_type:
+        q_type = T.StringType()
+    states = _state_types(probe, measures or [], slots) if side is not None else {}
+    schema = _out_schema([(k, run_schema[k]) for k in keys], q_type, slots, T, states)
+    task = _Task(names, by, options, run_cols, qrels_cols, groups, keys, slots, side, set(states))
     raw = union.mapInArrow(task, schema).persist()
 
     def judged_queries(qrels_keys: list[str]) -> pl.DataFrame:
+        assert qrels_side is not None
         frame = pl.from_arrow(qrels_side.select(*qrels_keys, Q).distinct().toArrow())
         assert isinstance(frame, pl.DataFrame)
         return frame
 
     return raw, probe, judged_queries
+
+
+def _state_types(probe: Prepared, measures: list[Measure], slots: list[str]) -> dict[str, Any]:
+    """The Spark types of the population measures' per-query states (their columns ``slots``)."""
+    population = {repr(m): s for m, s in zip(measures, slots, strict=True) if m.KIND == "population"}
+    if not population:
+        return {}
+    schema = _raw_wide(probe).select(*population).to_arrow().schema
+    from pyspark.sql.pandas.types import from_arrow_type
+
+    return {population[f.name]: from_arrow_type(_plain(f.type)) for f in schema}
+
+
+def _plain(kind: Any) -> Any:
+    """An Arrow type with its large and view variants made plain (as Spark reads Arrow)."""
+    import pyarrow as pa
+
+    if pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        return pa.string()
+    if pa.types.is_large_binary(kind) or pa.types.is_binary_view(kind):
+        return pa.binary()
+    if pa.types.is_large_list(kind) or pa.types.is_list(kind) or pa.types.is_list_view(kind):
+        return pa.list_(_plain(kind.value_type))
+    if pa.types.is_struct(kind):
+        return pa.struct([pa.field(f.name, _plain(f.type)) for f in kind])
+    return kind
 
 
 def from_paths(
@@ -216,12 +303,16 @@ def _spark_types(columns: list[str], schema: pl.Schema) -> list[tuple[str, Any]]
     return out
 
 
-def _out_schema(keys: list[tuple[str, Any]], q_type: Any, slots: list[str], T: Any) -> Any:  # noqa: N803
+def _out_schema(
+    keys: list[tuple[str, Any]], q_type: Any, slots: list[str], T: Any, states: dict[str, Any] | None = None,  # noqa: N803
+) -> Any:
+    """The tasks' output: keys, query, flags, a double per measure (population: its state's type)."""
+    states = states or {}
     return T.StructType(
         [T.StructField(k, t) for k, t in keys]
         + [T.StructField(Q, q_type)]
         + [T.StructField(HAS_RUN, T.BooleanType()), T.StructField(HAS_QRELS, T.BooleanType())]
-        + [T.StructField(s, T.DoubleType()) for s in slots]
+        + [T.StructField(s, states.get(s, T.DoubleType())) for s in slots]
     )
 
 
@@ -253,10 +344,13 @@ class _Task:
         groups: pl.DataFrame | None,
         keys: list[str],
         slots: list[str],
+        sides: TaskSides | None = None,
+        states: set[str] | None = None,
     ) -> None:
         self.names, self.by, self.options = names, by, options
         self.run_cols, self.qrels_cols = run_cols, qrels_cols
         self.groups, self.keys, self.slots = groups, keys, slots
+        self.sides, self.states = sides, states or set()
 
     def __call__(self, batches: Iterator[Any]) -> Iterator[Any]:
         import pyarrow as pa
@@ -268,28 +362,45 @@ class _Task:
         assert isinstance(frame, pl.DataFrame)
         if frame.height == 0:
             return
-        run = frame.filter(pl.col(SIDE) == 0).select(self.run_cols)
-        qrels = frame.filter(pl.col(SIDE) == 1).select(self.qrels_cols)
+        run_rows = frame.filter(pl.col(SIDE) == 0)
+        run = run_rows.select(self.run_cols)
+        qrels = frame.filter(pl.col(SIDE) == 1).select(self.qrels_cols) if self.qrels_cols else None
+        sides = None if self.sides is None else self.sides.local(frame, run_rows, SIDE)
         prep = prepare(
             qrels, run, self.names, by=self.by or None, validate=False, cast_grades=False,
+            sides=sides, constants=None if self.sides is None else self.sides.constants,
             **self.options,
         )
         prep.run_where, prep.qrels_where = "the Spark run DataFrame", "the Spark qrels DataFrame"
+        if prep.sides is not None and prep.sides.item_counts is not None:  # ids as prepare aligned them
+            doc = pl.col(D).cast(prep.run.collect_schema()[D])
+            prep.sides = replace(prep.sides, item_counts=prep.sides.item_counts.with_columns(doc))
         if self.groups is not None:
             prep = replace(prep, groups=self.groups.lazy())
         q_type = pl.String if prep.run.collect_schema()[Q] != run.schema[Q] else run.schema[Q]
-        yield from _emit(prep, self.names, self.slots, q_type)
+        yield from _emit(prep, self.names, self.slots, q_type, self.states)
 
 
-def _emit(prep: Prepared, names: list[str], slots: list[str], q_type: Any) -> Iterator[Any]:
-    """The Arrow batches of a task's per-query rows (measures in the columns ``slots``)."""
+def _emit(
+    prep: Prepared, names: list[str], slots: list[str], q_type: Any, states: set[str] | None = None
+) -> Iterator[Any]:
+    """The Arrow batches of a task's per-query rows (measures in the columns ``slots``).
+
+    ``states``: the slots of population measures, whose per-query states keep their type.
+    """
+    states = states or set()
     raw = _raw_wide(prep, validate=True).drop(N_RET)
     raw = raw.rename(dict(zip(names, slots, strict=True)))
     out = raw.select(
         *prep.keys, pl.col(Q).cast(q_type), HAS_RUN, HAS_QRELS,
-        *[pl.col(s).cast(pl.Float64) for s in slots],
+        *[pl.col(s) if s in states else pl.col(s).cast(pl.Float64) for s in slots],
     )
-    yield from out.to_arrow().to_batches()
+    table = out.to_arrow()
+    if states:
+        import pyarrow as pa
+
+        table = table.cast(pa.schema([pa.field(f.name, _plain(f.type)) for f in table.schema]))
+    yield from table.to_batches()
 
 
 class _Sources:

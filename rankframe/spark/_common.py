@@ -6,6 +6,8 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+import polars as pl
+
 from rankframe._engine.options import REL, D, Q, S
 from rankframe._errors import InputError
 from rankframe._io.columns import column_renames
@@ -99,6 +101,9 @@ def local_path(x: Any) -> Any:
 
 def long(wide: DataFrame, ids: list[str], slots: list[str], names: list[str], F: Any) -> DataFrame:  # noqa: N803
     """``ids..., measure, value`` rows of a wide frame whose measure columns are named ``slots``."""
+    if not slots:  # (per query, population measures only: no values)
+        return wide.select(*ids, F.lit(None).cast("string").alias("measure"),
+                           F.lit(None).cast("double").alias("value")).limit(0)
     pairs = list(zip(slots, names, strict=True))
     name = F.create_map(*[x for s, n in pairs for x in (F.lit(s), F.lit(n))])
     order = F.create_map(*[x for i, (s, _) in enumerate(pairs) for x in (F.lit(s), F.lit(i))])
@@ -119,11 +124,14 @@ def result(
     *,
     per_query: bool,
     F: Any,  # noqa: N803
+    extra: pl.DataFrame | None = None,
 ) -> DataFrame:
     """The long result of per-query rows (``keys..., query_id`` and a column per measure).
 
     Per query, or aggregated across queries as trec_eval aggregates each measure (mean, sum or
-    geometric mean); sorted as :func:`rankframe.evaluate` sorts.
+    geometric mean); sorted as :func:`rankframe.evaluate` sorts. ``extra``: aggregated values
+    computed elsewhere (``keys...`` and columns of ``slots``: the population measures'), joined
+    to the groups' aggregates on the driver.
     """
     names = [repr(m) for m in measures]
     if per_query:
@@ -142,5 +150,15 @@ def result(
         aggs.append(e.alias(slot))
     agg_slots = [a for a, m in zip(slots, measures, strict=True) if m.AGGREGATE != "none"]
     agg_names = [repr(m) for m in measures if m.AGGREGATE != "none"]
+    if extra is not None:
+        aggs = [a for a, s in zip(aggs, agg_slots, strict=True) if s not in extra.columns]
+        if aggs:
+            wide = rows.groupBy(*keys).agg(*aggs) if keys else rows.agg(*aggs)
+            ours = pl.from_arrow(wide.toArrow())
+            assert isinstance(ours, pl.DataFrame)
+            extra = ours.join(extra, on=keys, how="left", nulls_equal=True) if keys else pl.concat(
+                [ours, extra], how="horizontal"
+            )
+        return long(rows.sparkSession.createDataFrame(extra.to_arrow()), keys, agg_slots, agg_names, F)
     wide = rows.groupBy(*keys).agg(*aggs) if keys else rows.agg(*aggs)
     return long(wide, keys, agg_slots, agg_names, F)
