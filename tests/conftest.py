@@ -36,10 +36,10 @@ _COMMON = {
     "print_blob": True,
 }
 
-settings.register_profile("ci", max_examples=10, derandomize=True, **_COMMON)  # CI under 30 min
+settings.register_profile("ci", max_examples=8, derandomize=True, **_COMMON)  # CI under 30 min
 settings.register_profile("dev", max_examples=10, **_COMMON)
 settings.register_profile("thorough", max_examples=500, **_COMMON)
-settings.register_profile("lowest", max_examples=6, derandomize=True, **_COMMON)
+settings.register_profile("lowest", max_examples=4, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 _ROOT = str(Path(__file__).resolve().parent.parent)

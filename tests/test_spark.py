@@ -79,10 +79,12 @@ def test_breakdowns_many_empty_partitions_and_aggregates(spark, data) -> None:
     qrels, runs = data
     measures = ["nDCG@10", "AP", "RR", "bpref", "MAUC", "KendallTauB", "num_ret", "gm_map"]
     keys = ["run", "locale", "query_id", "measure"]
+    # 24 partitions for 10 queries: most tasks get an empty partition (each task costs ~0.5 s)
+    few = sorted(set(qrels["query_id"]))[:10]
+    qrels, runs = (f.filter(pl.col("query_id").is_in(few)) for f in (qrels, runs))
     expected = _local(qrels, runs, measures, per_query=True, by=["locale"], complete=True)
-    # 64 partitions for 65 queries: many tasks get an empty partition
     got = _spark_eval(spark, qrels, runs, measures, per_query=True, by=["locale"], complete=True,
-                      partitions=64)
+                      partitions=24)
     assert got.sort(keys).equals(expected.sort(keys))
     agg_local = _local(qrels, runs, measures, by=["locale"], complete=True)
     agg_spark = _spark_eval(spark, qrels, runs, measures, by=["locale"], complete=True)

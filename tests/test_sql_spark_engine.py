@@ -50,7 +50,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 import rankframe.spark as rfs  # noqa: E402
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-FEW = max(1, settings.default.max_examples * 3 // 20)  # 1 with the ci profile (10)
+FEW = max(1, settings.default.max_examples * 3 // 20)  # 1 with the ci profile (8)
 
 
 @pytest.fixture(scope="module")
@@ -113,7 +113,7 @@ def _both_ways(spark, qrels, run, measures: list, keys: list[str], **options: An
 
 @settings(max_examples=FEW)
 @given(
-    datasets=st.lists(judged_runs(), min_size=4, max_size=4),
+    datasets=st.lists(judged_runs(), min_size=3, max_size=3),
     complete=st.booleans(),
     relevance_level=st.sampled_from((1, 2)),
     judged_only=st.booleans(),
