@@ -544,7 +544,7 @@ cases("frames", "run", [
      r"The run column 'score' in the run DataFrame has dtype Categorical"),
     ("run-pandas-mixed-scores", frame(lambda: _pd().DataFrame(
         {"qid": ["q1", "q1"], "docno": ["a", "b"], "score": [1.0, "x"]})),
-     r"Cannot read the run input the run pandas DataFrame"),
+     r"The run pandas DataFrame's column 'score' mixes value types \(float, str\).*pd.to_numeric"),
     ("run-pandas-object-scores",
      frame(lambda: _pd().DataFrame({"qid": ["q1"], "docno": ["a"], "score": [object()]})),
      r"Cannot read the run input the run pandas DataFrame"),
@@ -1105,6 +1105,47 @@ for _value in ("0", "-2", "two", ""):
         f"Got '{_value}': unset it",
         argv=["evaluate", "{qrels}", "{run}", "-m", "AP"], env={"POLARS_MAX_THREADS": _value},
     ))
+
+
+# ----------------------------------------------------------------------------- integer ids
+# Ids of logs and recommender data are often integers (Parquet int64): beside the good inputs'
+# text ids they are read as text (the ids of all inputs share one type), and errors name them.
+def _int_ids(**cols: Any) -> Builder:
+    return parquet(lambda: _pl().DataFrame(cols))
+
+
+cases("integer ids", "run", [
+    ("int-ids-run-duplicate", _int_ids(query_id=[1, 1, 2], doc_id=["a", "a", "c"], score=[1.0, 2.0, 1.0]),
+     r"duplicate \(query, doc\) rows in the run: \('?1'?, 'a'\) x2"),
+    ("int-ids-run-null-query", _int_ids(query_id=[1, None], doc_id=["a", "b"], score=[1.0, 2.0]),
+     r"column 'query_id': the query id is null \(doc 'b'\)"),
+    ("int-ids-run-int-docs-nan-score", _int_ids(query_id=[1, 2], doc_id=[7, 8], score=[1.0, math.nan]),
+     r"column 'score'.* nan"),
+])
+cases("integer ids", "qrels", [
+    ("int-ids-qrels-duplicate", _int_ids(query_id=[1, 1], doc_id=[7, 7], relevance=[1, 0]),
+     r"duplicate \(query, doc\) rows in the qrels: \('?1'?, '?7'?\) x2"),
+    ("int-ids-qrels-fractional-grade", _int_ids(query_id=[1, 2], doc_id=[7, 8], relevance=[1.0, 0.5]),
+     r"column 'relevance': the relevance grade 0.5 of \('?2'?, '?8'?\) is not an integer"),
+])
+cases("integer ids", "compare", [
+    ("int-ids-compare-second-run-duplicate",
+     _int_ids(query_id=[1, 1], doc_id=["a", "a"], score=[1.0, 2.0]),
+     r"duplicate \(query, doc\) rows in the run: \('?1'?, 'a'\) x2"),
+])
+cases("integer ids", "run", [
+    ("int-ids-run-pandas-mixed", frame(lambda: _pd().DataFrame(
+        {"query_id": [1, "q2"], "doc_id": ["a", "c"], "score": [1.0, 2.0]})),
+     r"The run pandas DataFrame's column 'query_id' mixes value types \(int, str\)"),
+    ("int-ids-run-pandas-mixed-docs", frame(lambda: _pd().DataFrame(
+        {"query_id": ["q1", "q1"], "doc_id": [7, "c"], "score": [1.0, 2.0]})),
+     r"column 'doc_id' mixes value types \(int, str\)"),
+], cli=False)
+cases("integer ids", "qrels", [
+    ("int-ids-qrels-pandas-mixed", frame(lambda: _pd().DataFrame(
+        {"query_id": [1, "q2"], "doc_id": ["a", "c"], "relevance": [1, 0]})),
+     r"The qrels pandas DataFrame's column 'query_id' mixes value types \(int, str\)"),
+], cli=False)
 
 
 # ----------------------------------------------------------------------------- recommender side inputs

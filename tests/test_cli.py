@@ -536,10 +536,10 @@ def test_evaluate_and_compare_share_their_options():
     assert [getattr(ev, k) for k in keys] == [getattr(cp, k) for k in keys]
     defaults = {k: getattr(parser.parse_args(["evaluate"]), k) for k in keys}
     assert defaults == {k: getattr(parser.parse_args(["compare"]), k) for k in keys}
-    # complete: each command's default is its library's (trec_eval's average for evaluate, every
-    # judged query for compare's paired tests), and both take -c and --incomplete
+    # complete: one default for both commands (trec_eval's average over the queries a run was
+    # scored on, the library's complete=False), and both take -c and --incomplete
     assert parser.parse_args(["evaluate"]).complete is False
-    assert parser.parse_args(["compare"]).complete is True
+    assert parser.parse_args(["compare"]).complete is False
     for cmd in ("evaluate", "compare"):
         assert parser.parse_args([cmd, "-c"]).complete is True
         assert parser.parse_args([cmd, "--incomplete"]).complete is False
@@ -739,14 +739,24 @@ def test_evaluate_by_breakdown_columns_equals_the_library(capsys, tmp_path, per_
     code, _, err = run_cli(capsys, *argv, *(["--per-query"] if per_query else []))
     assert code == 0, err
     runs = {"bm25.parquet": bm25, "splade.parquet": splade}
-    want = rf.evaluate(qrels, runs, ["nDCG@10", "AP"], by=["half"], per_query=per_query)
+    # aggregated, each group's query count (NumQ) comes beside its means
+    wanted = ["nDCG@10", "AP"] + ([] if per_query else ["NumQ"])
+    want = rf.evaluate(qrels, runs, wanted, by=["half"], per_query=per_query)
     got = pl.read_parquet(out_file)
     assert set(got["half"]) == {"odd", "even"}
     assert_frame_equal(got, want, check_row_order=False)
     code, table, _ = run_cli(capsys, "evaluate", qrels, bm25, splade, "-m", "AP", "--by", "half")
     header, _, *rows = table.splitlines()
     assert header.split() == ["half", "measure", "bm25.parquet", "splade.parquet"]
-    assert [r.split()[0] for r in rows] == ["even", "odd"]
+    assert [r.split()[:2] for r in rows] == [["even", "AP"], ["even", "NumQ"], ["odd", "AP"], ["odd", "NumQ"]]
+    # wide: a column per measure
+    code, out, _ = run_cli(capsys, "evaluate", qrels, bm25, splade, "-m", "AP", "--by", "half",
+                           "--wide", "-f", "csv")
+    wide = pl.read_csv(io.StringIO(out))
+    assert wide.columns == ["run", "half", "AP", "NumQ"]
+    long = want.filter(pl.col("measure") == "AP").sort("run", "half")["value"] if not per_query else None
+    if long is not None:
+        assert wide.sort("run", "half")["AP"].to_list() == pytest.approx(long.to_list())
 
 
 def test_evaluate_by_unknown_column_names_it(capsys, tmp_path):
@@ -804,3 +814,78 @@ def test_an_unreadable_input_names_it_and_the_permissions(tmp_path):
         assert (done.returncode, done.stdout) == (1, ""), done.stderr
         assert done.stderr.startswith(said), done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_compare_with_integer_ids_and_a_run_missing_a_query(capsys, tmp_path):
+    # issue 40's repro: a TypeError traceback from the warning's wording; and evaluate and
+    # compare agree by default (one default for complete)
+    q, a = [1, 2], ["a", "b"]
+    pl.DataFrame({"query_id": q, "doc_id": a, "relevance": [1, 1]}).write_parquet(tmp_path / "tq.parquet")
+    run_a = {"query_id": q, "doc_id": ["a", "x"], "score": [1.0, 1.0]}
+    pl.DataFrame(run_a).write_parquet(tmp_path / "ta.parquet")
+    pl.DataFrame({"query_id": [1], "doc_id": ["a"], "score": [1.0]}).write_parquet(tmp_path / "tb.parquet")
+    files = [str(tmp_path / f) for f in ("tq.parquet", "ta.parquet", "tb.parquet")]
+    for flags in ([], ["--incomplete"]):
+        rc, out, err = run_cli(capsys, "compare", *files, "-m", "RR", *flags, "-f", "csv")
+        assert rc == 0, err
+        assert "Traceback" not in err
+        assert "compared unpaired (Welch's t-test (unpaired))" in err
+    rc, ev_out, err = run_cli(capsys, "evaluate", *files, "-m", "RR", "-f", "csv")
+    assert rc == 0
+    assert "missing from 1 of the 2 runs ('tb.parquet': 1)" in err
+    evaluated = pl.read_csv(io.StringIO(ev_out))
+    assert evaluated["value"].to_list() == [0.5, 1.0]  # ta: 1 and 0; tb: its one query
+    c = rf.compare(files[0], {"ta": files[1], "tb": files[2]}, ["RR"])
+    assert c.summary["mean"].to_list() == evaluated["value"].to_list()
+
+
+def test_logs_column_names_and_run_names(capsys, tmp_path):
+    # a log's own column names, mapped on the command line; runs named NAME=PATH
+    q = tmp_path / "labels.parquet"
+    pl.DataFrame({"session": [1, 1, 2], "item": ["a", "b", "c"], "label": [1, 0, 1]}).write_parquet(q)
+    for name, scores in (("a", [2.0, 1.0, 1.0]), ("b", [1.0, 2.0, 1.0])):
+        frame = {"session": [1, 1, 2], "item": ["a", "b", "c"], "sim": scores}
+        pl.DataFrame(frame).write_parquet(tmp_path / f"{name}.parquet")
+    cols = ["--qrels-column", "query_id=session", "--qrels-column", "doc_id=item",
+            "--qrels-column", "relevance=label", "--run-column", "query_id=session",
+            "--run-column", "doc_id=item", "--run-column", "score=sim"]
+    runs = [f"bm25={tmp_path / 'a.parquet'}", f"splade={tmp_path / 'b.parquet'}"]
+    rc, out, err = run_cli(capsys, "evaluate", str(q), *runs, "-m", "RR", *cols, "-f", "csv")
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out))
+    assert got["run"].to_list() == ["bm25", "splade"]
+    assert got["value"].to_list() == [1.0, 0.75]
+    rc, out, err = run_cli(capsys, "compare", str(q), *runs, "-m", "RR", *cols, "-f", "csv")
+    assert rc == 0, err
+    assert set(pl.read_csv(io.StringIO(out))["run"]) == {"bm25", "splade"}
+    # without the mapping: the hint names the flag, not a Python argument
+    rc, _, err = run_cli(capsys, "evaluate", str(q), *runs, "-m", "RR", *cols[:6])
+    assert rc == 1
+    assert "e.g. --run-column query_id=" in err
+    assert "run_columns=" not in err
+    # two runs of one name
+    rc, _, err = run_cli(capsys, "evaluate", str(q), f"x={tmp_path / 'a.parquet'}",
+                         f"x={tmp_path / 'b.parquet'}", *cols)
+    assert rc == 2
+    assert "Two runs are named 'x'" in err
+
+
+def test_judged_log_in_one_file(capsys, tmp_path):
+    # a log holding score and label: read once, the run rows and the judgments split from it
+    log = tmp_path / "log.parquet"
+    frame = pl.DataFrame({
+        "query_id": ["1", "1", "1", "2", "2"], "doc_id": ["a", "b", "z", "c", "d"],
+        "score": [2.0, 1.0, None, 1.0, 3.0], "relevance": [0, 1, 2, None, 1],
+        "day": ["mon", "mon", "mon", "tue", "tue"],
+    })
+    frame.write_parquet(log)
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "nDCG@10",
+                           "--by", "day", "-f", "csv")
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out))
+    want = rf.evaluate(judged=frame, measures=["RR", "nDCG@10", "NumQ"], by=["day"])
+    assert got["run"].unique().to_list() == ["log.parquet"]
+    assert got.drop("run").equals(want.select(got.drop("run").columns))
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), str(log))
+    assert rc == 2
+    assert "--judged FILE holds the scores and the labels" in err

@@ -189,17 +189,113 @@ def test_breakdowns_compare_within_each_group(runs):
         assert alone.summary.equals(both.summary.filter(pl.col("half") == h).drop("half"))
 
 
-def test_incomplete_runs_leave_queries_out_with_a_warning(tmp_path):
+def test_runs_whose_query_sets_differ(tmp_path):
     qrels = pl.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a"] * 3, "relevance": [1] * 3})
     a = pl.DataFrame({"query_id": ["1", "2", "3"], "doc_id": ["a"] * 3, "score": [1.0] * 3})
     b = pl.DataFrame({"query_id": ["1", "2"], "doc_id": ["a", "x"], "score": [1.0, 1.0]})
-    with pytest.warns(rf.RankframeWarning, match="left out of the comparison"):
-        c = rf.compare(qrels, {"a": a, "b": b}, ["RR"], complete=False)
-    assert c.pairs["n"].item() == 2
+    # by default (complete=False, paired=None): each run over its own queries, as evaluate gives
+    # them, and an unpaired test, said in the warning, the test column and the meta
+    with pytest.warns(rf.RankframeWarning, match=r"compared unpaired \(Welch's t-test"):
+        c = rf.compare(qrels, {"a": a, "b": b}, ["RR"])
+    means = rf.evaluate(qrels, {"a": a, "b": b}, ["RR"])
+    assert c.summary["mean"].to_list() == means["value"].to_list() == [1.0, 0.5]
+    assert c.summary["n"].to_list() == [3, 2]
+    assert c.pairs["test"].item() == "welch"
+    assert c.pairs["n"].item() == 5
     assert c.pairs["diff"].item() == pytest.approx(-0.5)
-    c = rf.compare(qrels, {"a": a, "b": b}, ["RR"])  # complete=True: query 3 scores 0 for b
+    assert "Welch's t-test (unpaired)" in c.meta["test"]
+    assert c.per_query.height == 5
+    # paired=True: the queries every run has
+    with pytest.warns(rf.RankframeWarning, match="left out of the comparison"):
+        c = rf.compare(qrels, {"a": a, "b": b}, ["RR"], paired=True)
+    assert c.pairs["n"].item() == 2
+    assert c.pairs["test"].item() == "t"
+    assert c.pairs["diff"].item() == pytest.approx(-0.5)
+    c = rf.compare(qrels, {"a": a, "b": b}, ["RR"], complete=True)  # query 3 scores 0 for b
     assert c.pairs["n"].item() == 3
     assert c.pairs["diff"].item() == pytest.approx(-2 / 3)
+    with pytest.raises(rf.MeasureError, match="Tukey's HSD needs every run on every query"):
+        rf.compare(qrels, {"a": a, "b": b}, ["RR"], test="tukey")
+
+
+def test_integer_query_ids_with_a_run_missing_a_query(tmp_path):
+    # the repro of the crash: the warning's sample of query ids joined ints as strings
+    qrels = pl.DataFrame({"query_id": [1, 2], "doc_id": ["a", "b"], "relevance": [1, 1]})
+    a = pl.DataFrame({"query_id": [1, 2], "doc_id": ["a", "b"], "score": [1.0, 1.0]})
+    b = pl.DataFrame({"query_id": [1], "doc_id": ["a"], "score": [1.0]})
+    with pytest.warns(rf.RankframeWarning, match=r"e\.g\. queries 2\)"):
+        c = rf.compare(qrels, {"a": a, "b": b}, ["RR"])
+    assert c.summary["mean"].to_list() == [1.0, 1.0]
+
+
+@settings(max_examples=settings.default.max_examples, deadline=None)
+@given(data=st.data(), test=st.sampled_from(["t", "wilcoxon", "permutation", "bootstrap"]))
+def test_unpaired_comparisons_agree_with_evaluate_and_scipy(data, test):
+    from scipy import stats as st_
+
+    qrels, runs = data.draw(_random_runs())
+    names = list(runs)
+    # some runs miss some queries
+    for name in names[1:]:
+        queries = sorted(set(runs[name]["query_id"]))
+        if queries:
+            keep = data.draw(st.lists(st.sampled_from(queries), unique=True, min_size=1))
+            runs[name] = runs[name].filter(pl.col("query_id").is_in(keep))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        c = rf.compare(qrels, runs, ["AP"], test=test, paired=False, n_permutations=200, n_bootstrap=200)
+        per_query = rf.evaluate(qrels, runs, ["AP"], per_query=True)
+    values = {n: per_query.filter(pl.col("run") == n)["value"].to_numpy() for n in names}
+    for row in c.summary.iter_rows(named=True):  # evaluate's means over each run's own queries
+        assert row["n"] == len(values[row["run"]])
+        v = values[row["run"]]
+        assert row["mean"] == pytest.approx(v.mean() if len(v) else math.nan, nan_ok=True)
+    for row in c.pairs.iter_rows(named=True):
+        a, b = values[row["baseline"]], values[row["run"]]
+        diff = b.mean() - a.mean() if len(a) and len(b) else math.nan
+        assert row["diff"] == pytest.approx(diff, nan_ok=True)
+        assert row["test"] == {"t": "welch", "wilcoxon": "mann-whitney",
+                               "permutation": "permutation-unpaired", "bootstrap": "bootstrap-unpaired"}[test]
+        if test == "t" and len(a) > 1 and len(b) > 1 and (a.std() > 0 or b.std() > 0):
+            ref = st_.ttest_ind(b, a, equal_var=False)
+            assert row["statistic"] == pytest.approx(ref.statistic)
+            assert row["p_value"] == pytest.approx(ref.pvalue)
+            low, high = ref.confidence_interval(0.95)  # clipped to AP's range of differences
+            assert (row["ci_low"], row["ci_high"]) == pytest.approx((max(low, -1.0), min(high, 1.0)))
+        if test == "wilcoxon":  # U: pairs where the run beats the baseline, ties half
+            u = sum((y > x) + 0.5 * (y == x) for x in a for y in b)
+            assert row["statistic"] == pytest.approx(u)
+        for p in (row["p_value"], row["p_adjusted"]):
+            assert math.isnan(p) or 0.0 <= p <= 1.0
+
+
+def test_unpaired_permutation_p_is_the_exact_one_within_its_error():
+    # the exact two-sample permutation p-value, by enumerating every split, vs 20,000 draws
+    import itertools
+
+    from rankframe._compare import unpaired
+
+    a, b = [0.1, 0.35, 0.2, 0.4], [0.5, 0.3, 0.6, 0.9, 0.45]
+    pooled = a + b
+    diff = sum(b) / len(b) - sum(a) / len(a)
+    splits = list(itertools.combinations(range(len(pooled)), len(a)))
+    extreme = 0
+    for idx in splits:
+        xa = [pooled[i] for i in idx]
+        xb = [pooled[i] for i in range(len(pooled)) if i not in idx]
+        extreme += abs(sum(xb) / len(xb) - sum(xa) / len(xa)) >= abs(diff) - 1e-12
+    exact = extreme / len(splits)
+    got_diff, p = unpaired.permutation(a, b, 20_000, seed=3)
+    assert got_diff == pytest.approx(diff)
+    assert p == pytest.approx(exact, abs=0.01)
+    p_boot, low, high = unpaired.bootstrap(a, b, 20_000, seed=3)
+    assert low < diff < high
+    assert 0.0 < p_boot < 0.2
+    # Cohen's d with the pooled standard deviation
+    import statistics
+
+    sp = math.sqrt((3 * statistics.variance(a) + 4 * statistics.variance(b)) / 7)
+    assert unpaired.effect_size(a, b) == pytest.approx(diff / sp)
 
 
 @pytest.mark.parametrize(
@@ -330,7 +426,8 @@ def test_any_data_gives_a_coherent_comparison(data, test):
     qrels, runs = data
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        c = rf.compare(qrels, runs, ["AP", "nDCG@10"], test=test, n_permutations=200, n_bootstrap=200)
+        c = rf.compare(qrels, runs, ["AP", "nDCG@10"], test=test, n_permutations=200, n_bootstrap=200,
+                       complete=True)
         per_query = rf.evaluate(qrels, runs, ["AP", "nDCG@10"], per_query=True, complete=True)
     k = len(runs)
     judged = qrels["query_id"].n_unique()

@@ -13,6 +13,8 @@ from pathlib import Path
 import pandas as pd
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import rankframe as rf
@@ -365,9 +367,13 @@ def test_warning_counts_per_run_when_several_runs(frames):
         rf.evaluate(qrels_df, runs, ["AP"])
     msgs = _messages(caught)
     assert len(msgs) == 1
-    assert msgs[0].startswith("1 judged query is missing from some (run) groups: 1 (group, query) pairs")
-    assert repr(queries[0]) in msgs[0]
-    assert "'partial'" in msgs[0]
+    assert msgs[0].startswith("1 judged query is missing from 1 of the 2 runs ('partial': 1) (skipped")
+    assert msgs[0].endswith(f"e.g. query {queries[0]!r} in the run 'partial'.")
+    # one run: named, no pairs or groups
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rf.evaluate(qrels_df, {"partial": runs["partial"]}, ["AP"])
+    assert _messages(caught)[0].startswith("1 judged query is missing from the run 'partial' (skipped")
 
 
 def test_warning_counts_per_breakdown_group():
@@ -410,8 +416,8 @@ def test_warning_counts_in_a_judged_frame_with_several_runs():
         warnings.simplefilter("always")
         rf.evaluate(judged=judged, measures=["AP"])
     assert _messages(caught) == [
-        "1 judged query is missing from some (run) groups: 1 (group, query) pairs (skipped; pass "
-        "complete=True (trec_eval -c) to score them 0), e.g. query 'q2' in run 'r1'."
+        "1 judged query is missing from 1 of the 2 runs ('r1': 1) (skipped; pass "
+        "complete=True (trec_eval -c) to score them 0), e.g. query 'q2' in the run 'r1'."
     ]
 
 
@@ -447,3 +453,46 @@ def test_pandas_with_categorical_and_nullable_ids(frames, reference):
 def test_unsupported_source_type_is_rejected_clearly():
     with pytest.raises(rf.InputError, match="Cannot read run from a dict object"):
         rf.read_run({"query_id": ["q"], "doc_id": ["d"], "score": [1.0]})
+
+
+# ----------------------------------------------------------------------------- duplicate rows
+@settings(max_examples=settings.default.max_examples, deadline=None)
+@given(
+    rows=st.lists(
+        st.tuples(st.sampled_from(["q1", "q2"]), st.sampled_from(["a", "b", "c"]),
+                  st.integers(0, 4).map(float), st.sampled_from(["mon", "tue"])),
+        min_size=1, max_size=25,
+    ),
+    by=st.booleans(),
+)
+def test_dedupe_keeps_the_best_or_the_first_row(rows, by) -> None:
+    run = pl.DataFrame(rows, schema=["query_id", "doc_id", "score", "day"], orient="row")
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "c", "b"], "relevance": [1, 2, 1]})
+    keys = ["day"] if by else []
+    measures = ["RR", "nDCG@2", "P@1"]
+    kw = {"by": keys or None, "per_query": True}
+    # the oracles: the highest-scoring row of each pair, the first row of each pair
+    pair = [*keys, "query_id", "doc_id"]
+    others = [c for c in run.columns if c not in pair]
+    best = run.group_by(pair, maintain_order=True).agg(pl.col("score").max(), *(
+        pl.col(c).first() for c in others if c != "score"))
+    first = run.group_by(pair, maintain_order=True).agg(pl.col(c).first() for c in others)
+    for how, oracle in (("best", best), ("first", first)):
+        want = rf.evaluate(qrels, oracle.select(run.columns), measures, **kw)
+        got = rf.evaluate(qrels, run, measures, dedupe=how, **kw)
+        assert_frame_equal(got, want)
+
+
+def test_duplicates_are_counted_and_named_before_a_fix() -> None:
+    run = pl.DataFrame({"query_id": [f"q{i}" for i in range(6) for _ in range(2)],
+                        "doc_id": ["a"] * 12, "score": [1.0, 2.0] * 6})
+    with pytest.raises(rf.InputError, match=r"6 \(query, doc\) pairs listed more than once \(6 extra rows\), "
+                       r"e\.g\. \('q0', 'a'\) x2; .*dedupe='best'"):
+        rf.evaluate({"q0": {"a": 1}}, run, ["RR"])
+    with pytest.raises(rf.MeasureError, match="'dedupe' option must be None, 'best' or 'first'"):
+        rf.evaluate({"q0": {"a": 1}}, run, ["RR"], dedupe="max")
+    # a NaN score is not deduplicated away: the checks name it
+    bad = run.with_columns(pl.when(pl.int_range(pl.len()) == 1).then(float("nan")).otherwise(pl.col("score"))
+                           .alias("score"))
+    with pytest.raises(rf.InputError, match="nan"):
+        rf.evaluate({"q0": {"a": 1}}, bad, ["RR"], dedupe="best")

@@ -183,6 +183,30 @@ def test_several_runs_and_breakdowns(tmp_path: Path) -> None:
         ).equals(means)
 
 
+@pytest.mark.parametrize("complete", [False, True])
+def test_one_file_per_day_with_the_day_a_breakdown(tmp_path: Path, complete: bool) -> None:
+    # the logs' layout: a query repeats across the daily files; keyed by (day, query) the files
+    # are evaluated one by one, with one plan's numbers
+    qrels, run = _data(2)
+    days = run.with_columns(day=pl.lit("mon"))
+    tue = run.filter(pl.col("query_id").str.slice(1).cast(pl.Int64) % 3 != 0).with_columns(
+        pl.col("score").reverse().over("query_id"), day=pl.lit("tue"))
+    folder = tmp_path / "days"
+    folder.mkdir()
+    days.write_parquet(folder / "day=mon.parquet")
+    tue.write_parquet(folder / "day=tue.parquet")
+    both = pl.concat([days, tue])
+    whole = _eval(qrels, both, by=["day"], complete=complete)
+    assert _eval(qrels, folder, by=["day"], complete=complete, partitions="files").equals(whole)
+    # without the day as a breakdown the query is in two files: the error says what to pass
+    with pytest.raises(InputError, match=r"is in two run files.*pass that breakdown \(by=\['day'\]"):
+        rf.evaluate(qrels, folder, ["AP"], partitions="files")
+    # with the day in the qrels too, each (day) group is owed its judged queries: one file each
+    day_qrels = pl.concat([qrels.with_columns(day=pl.lit(d)) for d in ("mon", "tue")])
+    with pytest.raises(InputError, match="is in two run files"):
+        rf.evaluate(day_qrels, folder, ["AP"], by=["day"], partitions="files")
+
+
 def test_warnings_are_those_of_one_plan(data: tuple) -> None:
     qrels, run, _ = data
     with pytest.warns(rf.RankframeWarning) as whole:
@@ -233,6 +257,21 @@ def test_output_and_progress(data: tuple, tmp_path: Path, capsys: pytest.Capture
     assert line.startswith(f"rankframe: one plan: {counts}")
     assert line.count("\n") == 1
     assert pl.read_parquet(tmp_path / "plain.parquet").equals(whole.filter(pl.col("measure") == "AP"))
+
+
+def test_progress_moves_while_a_plan_runs(capsys: pytest.CaptureFixture) -> None:
+    import time
+
+    from rankframe._engine.collect import heartbeat
+
+    with heartbeat("one plan", every=0.05):
+        time.sleep(0.3)  # a plan that says nothing while it runs
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) >= 3  # not a terminal: a line per beat
+    assert all(line.startswith("rankframe: one plan: running, ") and line.endswith(" s") for line in lines)
+    with heartbeat(None, every=0.05):
+        time.sleep(0.1)
+    assert capsys.readouterr().err == ""
 
 
 def test_bad_partitioning(data: tuple, tmp_path: Path) -> None:

@@ -198,7 +198,7 @@ def test_several_runs_equal_each_run_alone() -> None:
                            "score": [1.0, 2, 2, 3, 1, 0]}),
         "b": pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": DOCS[3:6], "score": [0.5, 1, 2]}),
     }
-    with pytest.warns(rf.RankframeWarning, match="query 'q2' in run 'b'"):
+    with pytest.warns(rf.RankframeWarning, match="query 'q2' in the run 'b'"):
         together = rf.evaluate(run=runs_, prefs=prefs, measures=MEASURES, per_query=True)
     for name, run in runs_.items():
         with warnings.catch_warnings():

@@ -49,7 +49,7 @@ def assert_equal(want: pl.DataFrame, got: pl.DataFrame) -> None:
             assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-300), (m, a, b)
 
 
-@settings(max_examples=settings.default.max_examples * 15 // 20)
+@settings(max_examples=settings.default.max_examples * 10 // 20)  # (~6 s an example)
 @given(data=judged_runs(), depth=st.sampled_from((None, None, 1, 3)))
 def test_duckdb_engine_equals_evaluate(data: tuple, depth: int | None) -> None:
     qrels, run, options = data
@@ -233,7 +233,7 @@ def test_each_run_owed_every_judged_query_is_linear_in_queries(tmp_path: Path) -
     for text in texts:
         assert _largest_step(con, text, tmp_path) <= 2 * run.height
     got = pl.from_arrow(con.sql(texts[0]).arrow()).sort("run", "measure")
-    with pytest.warns(rf.RankframeWarning, match="1000 judged queries are missing from some"):
+    with pytest.warns(rf.RankframeWarning, match="1000 judged queries are missing from 1 of the 2 runs"):
         want = rf.evaluate(qrels, run, ["AP", "P@10"], by=["run"], complete=True).sort("run", "measure")
     assert_equal(want, got)
     assert want["value"].to_list() == [1.0, 0.1, 0.5, 0.05]

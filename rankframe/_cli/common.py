@@ -173,15 +173,63 @@ def _warnings_to_stderr() -> Iterator[list[warnings.WarningMessage]]:
                 print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
-def _run_names(paths: Sequence[str]) -> dict[str, str]:
-    """Name each run by its file name (its path as given when two file names clash)."""
-    names = [Path(p).name for p in paths]
-    if len(set(names)) != len(names):
-        names = list(paths)
+def _run_names(specs: Sequence[str]) -> dict[str, str]:
+    """Name each run: ``NAME=PATH`` names it, else its file name (its path when two clash).
+
+    ``NAME=PATH`` when the whole argument is not an existing path and ``NAME`` holds no path
+    separator (``s3://bucket/run?x=1`` stays a path).
+    """
+    given: list[str | None] = []
+    paths: list[str] = []
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if sep and name and path and not any(c in name for c in "/\\:") and not os.path.exists(spec):
+            given.append(name)
+            paths.append(path)
+        else:
+            given.append(None)
+            paths.append(spec)
+    explicit = [n for n in given if n is not None]
+    twice = sorted({n for n in explicit if explicit.count(n) > 1})
+    if twice:
+        msg = f"Two runs are named {twice[0]!r} (NAME=PATH): give each run its own name."
+        raise UsageError(msg)
+    files = [Path(p).name for p, n in zip(paths, given, strict=True) if n is None]
+    clash = len(set(files)) != len(files)
     out: dict[str, str] = {}
-    for i, (name, path) in enumerate(zip(names, paths, strict=True)):
-        out[name if name not in out else f"{name}#{i + 1}"] = path
+    for i, (name, path) in enumerate(zip(given, paths, strict=True)):
+        if name is None:
+            name = path if clash else Path(path).name
+            if name in out or name in explicit:
+                name = f"{name}#{i + 1}"
+        out[name] = path
     return out
+
+
+def _mapping(pairs: list[str] | None, option: str) -> dict[str, str] | None:
+    """``["query_id=qid", ...]`` as ``{"query_id": "qid"}``."""
+    if not pairs:
+        return None
+    out = {}
+    for pair in pairs:
+        canonical, sep, column = pair.partition("=")
+        if not sep or not canonical or not column:
+            msg = f"{option} takes CANONICAL=COLUMN (e.g. query_id=qid), got {pair!r}."
+            raise UsageError(msg)
+        out[canonical] = column
+    return out
+
+
+def _add_column_options(p: argparse.ArgumentParser) -> None:
+    """``--qrels-column`` and ``--run-column``: the user's column names (every data command)."""
+    p.add_argument(
+        "--qrels-column", action="append", metavar="CANONICAL=COLUMN",
+        help="your name of a qrels column, e.g. relevance=label (repeatable)",
+    )
+    p.add_argument(
+        "--run-column", action="append", metavar="CANONICAL=COLUMN",
+        help="your name of a run column, e.g. score=sim or query_id=session (repeatable)",
+    )
 
 
 def _files_in_measures_hint(args: argparse.Namespace) -> str:
@@ -214,14 +262,18 @@ def _add_semantics(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_run_options(p: argparse.ArgumentParser, *, complete: bool) -> None:
+def _add_run_options(p: argparse.ArgumentParser) -> None:
     """The options ``evaluate`` and ``compare`` share: same names, help and defaults.
 
-    ``-m`` defaults to :data:`DEFAULT_MEASURES` in both. Only ``-c`` differs by default, as in the
-    library: ``evaluate`` averages over the queries a run retrieved (trec_eval's default), while
-    ``compare`` scores a judged query a run misses as 0 (a paired test needs every run on every
-    query); both commands take ``-c/--complete`` and ``--incomplete``.
+    ``-m`` defaults to :data:`DEFAULT_MEASURES` in both; both average over the queries a run
+    was scored on (trec_eval's default, the library's ``complete=False``) unless ``-c``.
     """
+    _add_column_options(p)
+    p.add_argument(
+        "--dedupe", choices=("best", "first"), default=None,
+        help="keep one row of each duplicate (query, doc) of a run: the highest-scoring (best) or "
+        "the first; without it duplicates are an error naming how many",
+    )
     p.add_argument(
         "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
         help="measures in any dialect: nDCG@10, P(rel=2)@5, ndcg_cut.10, map, official, ndcg@10 "
@@ -229,13 +281,12 @@ def _add_run_options(p: argparse.ArgumentParser, *, complete: bool) -> None:
     )
     group = p.add_mutually_exclusive_group()
     group.add_argument(
-        "-c", "--complete", dest="complete", action="store_true", default=complete,
-        help="score judged queries that are missing from a run as 0"
-        + (" (the default here)" if complete else ""),
+        "-c", "--complete", dest="complete", action="store_true", default=False,
+        help="score judged queries that are missing from a run as 0",
     )
     group.add_argument(
         "--incomplete", dest="complete", action="store_false",
-        help="leave judged queries that a run misses out" + ("" if complete else " (the default here)"),
+        help="leave judged queries that a run misses out (the default)",
     )
     p.add_argument(
         "-M", "--depth", dest="depth", type=_positive_int, metavar="N",

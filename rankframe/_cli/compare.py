@@ -26,6 +26,7 @@ from rankframe._cli.common import (
     _fail_without_common_queries,
     _files_in_measures_hint,
     _int_in,
+    _mapping,
     _output_format,
     _run_names,
     _some_run_empty,
@@ -74,17 +75,20 @@ def _cmd_compare(args: argparse.Namespace) -> int:
     storage = _storage_options(args.storage_options)
     # before the evaluation and the tests, not after them
     _check_outputs(
-        {"-o": args.output, "--html": args.html}, {"--figures": args.figures}, inputs=args.inputs
+        {"-o": args.output, "--html": args.html}, {"--figures": args.figures},
+        inputs=[qrels, *names.values()],
     )
     with _warnings_to_stderr() as caught:
         result = compare(
             qrels, names, args.measures or list(DEFAULT_MEASURES), baseline=baseline,
             test=args.test, correction=args.correction, alpha=args.alpha,
             confidence=args.confidence, by=args.by, complete=args.complete,
+            paired={"auto": None, "yes": True, "no": False}[args.paired],
             n_permutations=args.permutations, n_bootstrap=args.bootstrap, seed=args.seed,
             progress=args.progress, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
-            storage_options=storage,
+            storage_options=storage, qrels_columns=_mapping(args.qrels_column, "--qrels-column"),
+            run_columns=_mapping(args.run_column, "--run-column"), dedupe=args.dedupe,
         )
         scored = result.summary.filter(pl.col("n") > 0)
         _fail_without_common_queries(
@@ -126,7 +130,8 @@ def add_compare_parser(subparsers: Any) -> None:
         ),
         description=(
             "Evaluate the runs per query and test each run against the baseline (or every pair) "
-            "with a paired test, corrected for multiple comparisons. A run's cell in the table "
+            "with a paired test (unpaired where the runs' query sets differ: see --paired), "
+            "corrected for multiple comparisons. A run's cell in the table "
             "carries the letters of the runs it is significantly better than, then the "
             "confidence interval of its mean. Without -m: nDCG@10. With -o PATH the extension "
             "picks the format (" + ", ".join(COMPARE_EXTENSIONS) + ") unless -f names it."
@@ -171,5 +176,10 @@ def add_compare_parser(subparsers: Any) -> None:
     cp.add_argument("--html", metavar="PATH", help="also write a self-contained HTML report")
     cp.add_argument("--figures", metavar="DIR", help="also write every plot as PNG and SVG")
     cp.add_argument("--progress", action="store_true", help="progress bar while resampling")
-    _add_run_options(cp, complete=True)
+    cp.add_argument(
+        "--paired", choices=("auto", "yes", "no"), default="auto",
+        help="runs whose query sets differ (without -c): compared unpaired (auto, the default: "
+        "Welch's t, Mann-Whitney...), on the queries every run has (yes), or always unpaired (no)",
+    )
+    _add_run_options(cp)
     cp.set_defaults(func=_cmd_compare, parser=cp)

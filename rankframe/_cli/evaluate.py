@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -33,6 +34,7 @@ from rankframe._cli.common import (
     _fail_without_common_queries,
     _files_in_measures_hint,
     _int_in,
+    _mapping,
     _output_format,
     _run_names,
     _some_run_empty,
@@ -57,6 +59,7 @@ MAX_PARTITIONS = 65_536
 _NOT_IN_DUCKDB = {
     "ties": "--ties", "score_dtype": "--score-dtype", "target": "--target", "prefs": "--prefs",
     "partitions": "--partitions", "empty_queries": "--empty-queries", "aggregate": "--aggregate",
+    "dedupe": "--dedupe",
 }
 #: The side inputs of the recommender measures: the flag of each, by its ``dest`` (the role).
 SIDE_INPUTS = {"interactions": "--interactions", "items": "--items", "reference": "--reference-run"}
@@ -179,6 +182,16 @@ def _check_qrels(args: argparse.Namespace) -> tuple[bool, list[Measure]]:
     if args.no_qrels and args.prefs is not None:
         msg = "--no-qrels and --prefs exclude each other: the target is a column or the preferences."
         raise UsageError(msg)
+    if args.judged is not None:
+        if args.inputs or args.no_qrels or args.prefs is not None:
+            given = " ".join([*args.inputs, *(["--no-qrels"] if args.no_qrels else []),
+                              *(["--prefs"] if args.prefs is not None else [])])
+            msg = (
+                f"--judged FILE holds the scores and the labels (the run and its judgments): give "
+                f"no QRELS or RUN files, --no-qrels or --prefs beside it (got {given})."
+            )
+            raise UsageError(msg)
+        return False, parse_measures(args.measures or list(DEFAULT_MEASURES))
     no_qrels = args.no_qrels or args.prefs is not None
     need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
     enough = len(args.inputs) >= (1 if no_qrels else 2)
@@ -254,27 +267,87 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             raise UsageError(note)
         print(f"{PROG}: warning: {note}", file=sys.stderr)
         wanted = measures
+    if args.by and not args.per_query and not any(m.NAME == "NumQ" for m in measures):
+        # the query count of each group, beside its means (the number they are means over)
+        numq = parse_measures(["NumQ"])
+        measures, wanted = [*measures, *numq], [*wanted, *numq]
+    if args.judged is not None:
+        return _evaluate_judged(args, wanted, measures, fmt)
     qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
     names = _run_names(runs)
     storage = _storage_options(args.storage_options)
     sides = {dest: getattr(args, dest) for dest in SIDE_INPUTS}
     # before the evaluation
-    _check_outputs({"-o": args.output}, inputs=[*args.inputs, args.prefs, *sides.values()])
+    _check_outputs({"-o": args.output}, inputs=[qrels, *names.values(), args.prefs, *sides.values()])
     with _warnings_to_stderr() as caught:
         frame = evaluate(
             qrels, names, wanted, per_query=args.per_query, by=args.by,
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
-            partitions=args.partitions, progress=args.progress, engine=args.engine,
+            partitions=args.partitions, progress=_progress(args), engine=args.engine,
             storage_options=storage, empty_queries=args.empty_queries, aggregate=args.aggregate,
-            **sides,
+            qrels_columns=_mapping(args.qrels_column, "--qrels-column"),
+            run_columns=_mapping(args.run_column, "--run-column"), dedupe=args.dedupe, **sides,
         )
         _fail_without_common_queries(
             qrels, names, caught, some_run_empty=_some_run_empty(frame, names), storage_options=storage
         )
+    if args.wide and fmt != "table":  # one row per run (group, query), a column per measure
+        frame = _wide(frame, measures)
     _emit(WRITERS[fmt](frame, measures), args.output)
     return 0
+
+
+def _evaluate_judged(args: argparse.Namespace, wanted: list, measures: list[Measure], fmt: str) -> int:
+    """``evaluate --judged FILE``: one table of scores and labels (a log), read once.
+
+    Rows with a score are the run; rows with a label, the judgments (a null score: judged, not
+    retrieved). Runs: the file's ``run`` column, else one run named by the file.
+    """
+    storage = _storage_options(args.storage_options)
+    (_, judged), = _run_names([args.judged]).items()
+    _check_outputs({"-o": args.output}, inputs=[judged, *(getattr(args, d) for d in SIDE_INPUTS)])
+    with _warnings_to_stderr():
+        frame = evaluate(
+            None, None, wanted, judged=judged, per_query=args.per_query, by=args.by,
+            complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
+            judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
+            partitions=args.partitions, progress=_progress(args), engine=args.engine,
+            storage_options=storage, empty_queries=args.empty_queries, aggregate=args.aggregate,
+            qrels_columns=_mapping(args.qrels_column, "--qrels-column"),
+            run_columns=_mapping(args.run_column, "--run-column"), dedupe=args.dedupe,
+            **{d: getattr(args, d) for d in SIDE_INPUTS},
+        )
+    if "run" not in frame.columns:  # one run: named NAME=FILE, else by the file (or its folder)
+        (name, path), = _run_names([args.judged]).items()
+        if name == Path(path).name and any(c in name for c in "*?["):
+            name = Path(path).parent.name
+        frame = frame.select(pl.lit(name).alias("run"), pl.all())
+    if args.wide and fmt != "table":
+        frame = _wide(frame, measures)
+    _emit(WRITERS[fmt](frame, measures), args.output)
+    return 0
+
+
+def _progress(args: argparse.Namespace) -> bool:
+    """``--progress`` / ``--no-progress``, else on when stderr is a terminal."""
+    return args.progress if args.progress is not None else sys.stderr.isatty()
+
+
+def _wide(frame: pl.DataFrame, measures: list[Measure]) -> pl.DataFrame:
+    """The long result as one row per (run, breakdowns..., query) and a column per measure.
+
+    Counts (``NumQ``, ``NumRet``...: summed, whole numbers) are integer columns.
+    """
+    index = [c for c in frame.columns if c not in ("measure", "value")]
+    order = frame["measure"].unique(maintain_order=True).to_list()
+    if not index:  # (the command names every run: a 'run' column is always there)
+        return pl.DataFrame({m: frame.filter(pl.col("measure") == m)["value"] for m in order})
+    wide = frame.pivot(on="measure", index=index, values="value")
+    counts = {repr(m) for m in measures if m.AGGREGATE == "sum"}
+    whole = [m for m in order if m in counts and (wide[m].drop_nulls() % 1 == 0).all()]
+    return wide.select(*index, *order).with_columns(pl.col(whole).cast(pl.Int64))
 
 
 def add_evaluate_parser(subparsers: Any) -> None:
@@ -285,6 +358,7 @@ def add_evaluate_parser(subparsers: Any) -> None:
         usage=(
             f"{PROG} evaluate QRELS RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
             f"       {PROG} evaluate --no-qrels RUN [RUN ...] [-m MEASURE [MEASURE ...]]\n"
+            f"       {PROG} evaluate --judged FILE [-m MEASURE [MEASURE ...]]\n"
             "         [--interactions FILE] [--items FILE] [--reference-run FILE]\n"
             "         [--empty-queries {zero,skip}] [--aggregate {mean,median,ciNN}]\n"
             "         [--per-query] [--by COLUMN [COLUMN ...]] [--format {" + ",".join(WRITERS) + "}]\n"
@@ -338,6 +412,10 @@ def add_evaluate_parser(subparsers: Any) -> None:
         help="one row per query and measure instead of aggregates",
     )
     ev.add_argument(
+        "--wide", action="store_true",
+        help="csv, tsv, json, jsonl, parquet: one row per run (group, query), a column per measure",
+    )
+    ev.add_argument(
         "--by", nargs="+", metavar="COLUMN",
         help="breakdown columns of the runs (e.g. locale date): each group evaluated and "
         "aggregated apart, with --per-query one row per group and query",
@@ -351,7 +429,7 @@ def add_evaluate_parser(subparsers: Any) -> None:
         help="write to PATH instead of stdout, in the format its extension names: "
         + ", ".join(f"{ext} ({fmt})" for ext, fmt in EVALUATE_EXTENSIONS.items()),
     )
-    _add_run_options(ev, complete=False)
+    _add_run_options(ev)
     ev.add_argument(
         "--target", metavar="COLUMN",
         help="a run column holding the target ranking for the measures that compare two "
@@ -360,6 +438,11 @@ def add_evaluate_parser(subparsers: Any) -> None:
     ev.add_argument(
         "--target-order", choices=("desc", "asc"), default="desc",
         help="desc: larger target values rank first (a score); asc: smaller first (a rank)",
+    )
+    ev.add_argument(
+        "--judged", metavar="FILE",
+        help="one table of scores and labels (an impression log: query_id, doc_id, score, "
+        "relevance; a null score: judged, not retrieved) instead of QRELS and RUN files",
     )
     ev.add_argument(
         "--no-qrels", action="store_true",
@@ -413,7 +496,9 @@ def add_evaluate_parser(subparsers: Any) -> None:
         "(default): one plan when it fits in the memory available, else the fewest buckets that fit",
     )
     ev.add_argument(
-        "--progress", action="store_true", help="report each partition or run (or the one plan) on stderr",
+        "--progress", action=argparse.BooleanOptionalAction, default=None,
+        help="on stderr: the elapsed time while a plan runs, then each partition or run (or the "
+        "one plan) when done (default: on when stderr is a terminal)",
     )
     ev.add_argument(
         "--engine", choices=("polars", "duckdb"), default="polars",

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Sequence
 
@@ -91,6 +92,17 @@ def _exit_code(exc: SystemExit) -> int:
     return exc.code if isinstance(exc.code, int) else 1
 
 
+_API_HINT = re.compile(
+    r"e\.g\. evaluate\(\.\.\., (qrels|run)_columns=\{'(\w+)': ('[^']*'|'<column>')\}\) "
+    r"or read_\w+\(\.\.\., columns=\{\.\.\.\}\)"
+)
+
+
+def _in_flags(message: str) -> str:
+    """An error's hint in the command line's terms: ``--run-column query_id=qid``, not Python."""
+    return _API_HINT.sub(lambda m: f"e.g. --{m[1]}-column {m[2]}={m[3].strip(chr(39))}", message)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``rankframe`` command and return its exit status.
 
@@ -130,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, sys.stdout.fileno())  # silence the flush at exit
             return 1
-        print(f"{PROG}: {err}", file=sys.stderr)
+        print(f"{PROG}: {_in_flags(str(err))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:  # Ctrl-C: one line, no traceback; outputs are atomic (none half-written)
         print(f"{PROG}: interrupted", file=sys.stderr)

@@ -11,25 +11,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from rankframe._cli.common import DEFAULT_MEASURES, PROG, UsageError, _check_outputs, _positive_int
+from rankframe._cli.common import (
+    DEFAULT_MEASURES,
+    PROG,
+    UsageError,
+    _add_column_options,
+    _check_outputs,
+    _mapping,
+    _positive_int,
+)
 from rankframe._cli.writers import _emit
 from rankframe._errors import InputError
 from rankframe._sql.dialects import table
 from rankframe.sql import DIALECTS, checks, query
-
-
-def _mapping(pairs: list[str] | None, option: str) -> dict[str, str] | None:
-    """``["query_id=qid", ...]`` as ``{"query_id": "qid"}``."""
-    if not pairs:
-        return None
-    out = {}
-    for pair in pairs:
-        canonical, sep, column = pair.partition("=")
-        if not sep or not canonical or not column:
-            msg = f"{option} takes CANONICAL=COLUMN (e.g. query_id=qid), got {pair!r}."
-            raise UsageError(msg)
-        out[canonical] = column
-    return out
 
 
 def _tables(args: argparse.Namespace) -> None:
@@ -108,14 +102,7 @@ def add_sql_parser(subparsers: Any) -> None:
     p.add_argument(
         "--qrels-by", nargs="+", metavar="COLUMN", help="those of --by that the qrels table carries too",
     )
-    p.add_argument(
-        "--qrels-column", action="append", metavar="CANONICAL=COLUMN",
-        help="your name of a qrels column, e.g. relevance=label (repeatable)",
-    )
-    p.add_argument(
-        "--run-column", action="append", metavar="CANONICAL=COLUMN",
-        help="your name of a run column, e.g. score=sim (repeatable)",
-    )
+    _add_column_options(p)
     p.add_argument(
         "-c", "--complete", action="store_true", help="score judged queries missing from the run as 0",
     )

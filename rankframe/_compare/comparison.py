@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from rankframe._compare.bounds import clip_interval, measure_bounds
-from rankframe._compare.pairs import _Bar, _pairs_schema, _test_pairs
+from rankframe._compare.pairs import UNPAIRED, _Bar, _pairs_schema, _test_pairs, _test_unpaired
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.prepare import MeasureSpec, _named_runs
 from rankframe._errors import MeasureError, warn
@@ -39,6 +39,10 @@ TEST_NAMES = {
     "permutation": "Fisher's randomization test",
     "bootstrap": "paired bootstrap test",
     "tukey": "Tukey's HSD (two-way ANOVA)",
+    "welch": "Welch's t-test (unpaired)",
+    "mann-whitney": "Mann-Whitney U test (unpaired)",
+    "permutation-unpaired": "permutation test (unpaired)",
+    "bootstrap-unpaired": "two-sample bootstrap test (unpaired)",
 }
 CORRECTION_NAMES = {
     "holm": "Holm-Bonferroni",
@@ -54,7 +58,7 @@ CUTOFFS = (1, 3, 5, 10, 20, 50, 100, 200, 500, 1000)
 
 _EVALUATE_OPTIONS = (
     "depth", "relevance_level", "ties", "score_dtype", "judged_only", "qrels_columns", "run_columns",
-    "interactions", "items", "reference", "empty_queries",
+    "interactions", "items", "reference", "empty_queries", "dedupe",
 )
 
 
@@ -229,7 +233,8 @@ def compare(
     alpha: float = 0.05,
     confidence: float = 0.95,
     by: Sequence[str] | None = None,
-    complete: bool = True,
+    complete: bool = False,
+    paired: bool | None = None,
     n_permutations: int = 10_000,
     n_bootstrap: int = 10_000,
     seed: int = 0,
@@ -281,10 +286,18 @@ def compare(
     by
         Breakdown columns of the runs: the comparison is made within each group.
     complete
-        Score judged queries a run misses as 0 (default True: a paired test needs every run on
-        every query); within breakdown groups, the queries that some run retrieved in the
-        group. With ``complete=False`` queries not scored for every run are left out of the
-        comparison, with a warning.
+        Score judged queries a run misses as 0 (within breakdown groups, the queries that some
+        run retrieved in the group). Default False, as :func:`rankframe.evaluate` (trec_eval
+        without ``-c``): each run's mean is then over the queries it was scored on, as
+        ``evaluate`` gives it.
+    paired
+        How runs whose query sets differ (``complete=False`` and a run missing judged queries)
+        are compared. ``None`` (default): paired where every run has every query of the
+        (group, measure), else unpaired: each run's mean over its own queries, and the pairs
+        tested as independent samples (``"t"`` becomes Welch's t-test, ``"wilcoxon"`` the
+        Mann-Whitney U test, ``"permutation"`` and ``"bootstrap"`` their two-sample forms;
+        said in the ``test`` column and with a warning); ``True``: pair the queries every run
+        has, leaving the others out with a warning; ``False``: unpaired everywhere.
     n_permutations, n_bootstrap, seed
         Resamples of the randomization and bootstrap tests, and the seed that fixes them.
     progress
@@ -404,8 +417,8 @@ def compare(
         msg = "compare() needs at least two runs: a dict or list of runs, or a frame with a 'run' column."
         raise MeasureError(msg)
     run_names = list(per_query["run"].unique(maintain_order=True))
-    if isinstance(runs, dict):
-        run_names = [n for n in runs if n in set(run_names)] + [n for n in run_names if n not in runs]
+    if isinstance(runs, dict):  # (a run scored on no query is still a run of the comparison)
+        run_names = [*runs, *(n for n in run_names if n not in runs)]
     if len(run_names) < 2:
         msg = f"compare() needs at least two runs; got {len(run_names)} ({', '.join(run_names)})."
         raise MeasureError(msg)
@@ -419,17 +432,42 @@ def compare(
     for name in run_names:
         if name not in wide.columns:
             wide = wide.with_columns(pl.lit(None, pl.Float64).alias(name))
-    incomplete = wide.filter(pl.any_horizontal(pl.col(run_names).is_null() | pl.col(run_names).is_nan()))
+    gap = pl.any_horizontal(pl.col(run_names).is_null() | pl.col(run_names).is_nan())
+    incomplete = wide.filter(gap)
+    unpaired_groups: set[tuple] = set()
+    if paired is False:
+        unpaired_groups = {tuple(k) for k in wide.select(*by, "measure").unique().iter_rows()}
+    elif incomplete.height and paired is None:
+        unpaired_groups = {tuple(k) for k in incomplete.select(*by, "measure").unique().iter_rows()}
     if incomplete.height:
-        sample = ", ".join(incomplete["query_id"].unique(maintain_order=True).head(5).to_list())
-        warn(
-            f"{incomplete.height} (query, measure) rows are not scored for every run (e.g. queries "
-            f"{sample}) and are left out of the comparison: a paired test needs every run on "
-            "every query. complete=True scores judged queries a run misses as 0."
+        sample = ", ".join(map(str, incomplete["query_id"].unique(maintain_order=True).head(5).to_list()))
+        missing = (
+            f"{incomplete.height} (query, measure) rows are not scored for every run "
+            f"(e.g. queries {sample})"
         )
-        wide = wide.join(incomplete.select(*by, "measure", "query_id"), on=[*by, "measure", "query_id"],
-                         how="anti", nulls_equal=True)
+        if paired:
+            warn(
+                f"{missing} and are left out of the comparison (paired=True: a paired test needs "
+                "every run on every query). complete=True scores judged queries a run misses as 0."
+            )
+            wide = wide.join(incomplete.select(*by, "measure", "query_id"),
+                             on=[*by, "measure", "query_id"], how="anti", nulls_equal=True)
+        else:
+            if test == "tukey":
+                msg = (
+                    f"{missing}: Tukey's HSD needs every run on every query. Pass complete=True "
+                    "(judged queries a run misses score 0), paired=True (the queries every run "
+                    "has), or another test."
+                )
+                raise MeasureError(msg)
+            warn(
+                f"{missing}: the runs' query sets differ, so each run's mean is over its own "
+                f"queries (as evaluate gives it) and the runs are compared unpaired "
+                f"({TEST_NAMES[UNPAIRED[test]]}). complete=True scores judged queries a run "
+                "misses as 0; paired=True pairs the queries every run has."
+            )
     kept = wide.unpivot(index=[*by, "measure", "query_id"], on=run_names, variable_name="run")
+    kept = kept.filter(pl.col("value").is_not_null() & ~pl.col("value").is_nan())
     pq = per_query.join(kept.select(*by, "measure", "query_id", "run"),
                         on=[*by, "measure", "query_id", "run"], how="semi", nulls_equal=True)
 
@@ -454,19 +492,33 @@ def compare(
         labels = dict(zip([*by, "measure"], key, strict=True))
         x = frame.select(run_names).to_numpy().astype(np.float64)
         n = x.shape[0]
-        mean, low, high = _stats.mean_ci(x, confidence) if n else (np.full(len(run_names), np.nan),) * 3
         bounds = measure_bounds(labels["measure"])
+        if tuple(key) in unpaired_groups:  # each run's own queries
+            counts = [int(np.isfinite(x[:, j]).sum()) for j in range(len(run_names))]
+            stats = [_stats.mean_ci(x[np.isfinite(x[:, j]), j][:, None], confidence) if c
+                     else (np.full(1, np.nan),) * 3 for j, c in enumerate(counts)]
+            mean, low, high = (np.array([float(s[k][0]) for s in stats]) for k in range(3))
+        else:
+            counts = [n] * len(run_names)
+            mean, low, high = _stats.mean_ci(x, confidence) if n else (np.full(len(run_names), np.nan),) * 3
         low, high = clip_interval(low, high, bounds)
         for j, name in enumerate(run_names):
-            summary_rows.append({**labels, "run": name, "n": n, "mean": float(mean[j]),
+            summary_rows.append({**labels, "run": name, "n": counts[j], "mean": float(mean[j]),
                                  "ci_low": float(low[j]), "ci_high": float(high[j])})
         if n == 0:
             continue
-        rows = _test_pairs(
-            x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
-            confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed,
-            bar=bar,
-        )
+        if tuple(key) in unpaired_groups:
+            rows = _test_unpaired(
+                x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
+                confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                seed=seed,
+            )
+        else:
+            rows = _test_pairs(
+                x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
+                confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
+                seed=seed, bar=bar,
+            )
         if bounds is not None:  # a difference of two means in [a, b] lies in [a - b, b - a]
             width = bounds[1] - bounds[0]
             for row in rows:
@@ -478,7 +530,10 @@ def compare(
     meta = {
         "runs": ", ".join(run_names),
         "baseline": baseline or "(every pair)",
-        "test": TEST_NAMES[test],
+        "test": TEST_NAMES[test] if not unpaired_groups else (
+            f"{TEST_NAMES[UNPAIRED[test]]} where the runs' query sets differ"
+            + ("" if paired is False else f", else {TEST_NAMES[test]}")
+        ),
         "correction": CORRECTION_NAMES["tukey" if test == "tukey" else correction],
         "alpha": str(alpha),
         "confidence": str(confidence),

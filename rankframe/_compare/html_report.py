@@ -173,7 +173,7 @@ def html_report(
     e = html.escape
     if meta is None:
         meta = {
-            "runs": ", ".join(summary["run"].unique(maintain_order=True).to_list()),
+            "runs": ", ".join(map(str, summary["run"].unique(maintain_order=True).to_list())),
             "measures": ", ".join(summary["measure"].unique(maintain_order=True).to_list()),
         }
         if pairs is not None and pairs.height:

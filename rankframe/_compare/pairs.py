@@ -110,3 +110,63 @@ def _test_pairs(
             "test": test, "correction": "tukey" if test == "tukey" else correction,
         })
     return rows
+
+
+#: The unpaired test of each paired test's name (runs whose query sets differ).
+UNPAIRED = {"t": "welch", "wilcoxon": "mann-whitney", "permutation": "permutation-unpaired",
+            "bootstrap": "bootstrap-unpaired"}
+
+
+def _test_unpaired(
+    x: np.ndarray,
+    pairs_idx: list[tuple[int, int]],
+    run_names: list[str],
+    labels: dict[str, Any],
+    *,
+    test: str,
+    correction: str,
+    alpha: float,
+    confidence: float,
+    n_permutations: int,
+    n_bootstrap: int,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """Test every pair of one (group, measure) matrix whose runs miss queries (NaN), unpaired.
+
+    Each run's sample: its scored queries (the finite values of its column). The interval of
+    the difference is Welch's (the bootstrap's percentile interval for ``"bootstrap"``); the
+    effect size Cohen's d; wins, ties and losses count the queries both runs scored.
+    """
+    from rankframe._compare import stats as _stats
+    from rankframe._compare import unpaired as _u
+
+    kind = UNPAIRED[test]
+    cols = [x[np.isfinite(x[:, j]), j] for j in range(x.shape[1])]
+    rows, ps = [], []
+    for i, j in pairs_idx:
+        a, b = cols[i], cols[j]
+        stat, p, low, high = _u.welch(a, b, confidence)
+        if kind == "mann-whitney":
+            stat, p = _u.mann_whitney(a, b)
+        elif kind == "permutation-unpaired":
+            stat, p = _u.permutation(a, b, n_permutations, seed)
+        elif kind == "bootstrap-unpaired":
+            p, low, high = _u.bootstrap(a, b, n_bootstrap, seed, confidence)
+            stat = float(b.mean() - a.mean()) if len(a) and len(b) else float("nan")
+        both = np.isfinite(x[:, i]) & np.isfinite(x[:, j])
+        d = (x[both, j] - x[both, i])[:, None]
+        wins, ties, losses = (int(v[0]) for v in _stats.wins_ties_losses(d)) if both.any() else (0, 0, 0)
+        diff = float(b.mean() - a.mean()) if len(a) and len(b) else float("nan")
+        ps.append(p)
+        rows.append({
+            **labels, "baseline": run_names[i], "run": run_names[j], "n": len(a) + len(b),
+            "diff": diff, "ci_low": float(low), "ci_high": float(high), "statistic": float(stat),
+            "p_value": float(p), "effect_size": _u.effect_size(a, b),
+            "wins": wins, "ties": ties, "losses": losses, "test": kind, "correction": correction,
+        })
+    finite = np.array([v if np.isfinite(v) else 1.0 for v in ps])
+    adjusted = _stats.correct(finite, correction) if len(finite) else finite
+    for row, p, adj in zip(rows, ps, adjusted, strict=True):
+        row["p_adjusted"] = float(adj) if np.isfinite(p) else float("nan")
+        row["significant"] = bool(np.isfinite(p) and adj < alpha)
+    return rows

@@ -133,7 +133,14 @@ def _fractional_message(row: Mapping[str, Any], place: str) -> str:
     )
 
 
-def _duplicates_message(frame: pl.DataFrame, where: str, sources: Mapping[str, str], role: str) -> str:
+def _duplicates_message(
+    frame: pl.DataFrame,
+    where: str,
+    sources: Mapping[str, str],
+    role: str,
+    total: tuple[int, int] | None = None,
+) -> str:
+    """The error for duplicate (query, doc) rows: the first ones, and ``total`` (pairs, extra rows)."""
     first = frame.row(0, named=True)
     if "run" in first and first["run"] in sources:
         where = f"{sources[first['run']]} (run {quote(first['run'])})"
@@ -142,11 +149,25 @@ def _duplicates_message(frame: pl.DataFrame, where: str, sources: Mapping[str, s
         lines = f" (lines {', '.join(map(str, r[LINE]))})" if r.get(LINE) is not None else ""
         parts.append(f"({quote(r[Q])}, {quote(r[D])}) x{r['_n']}{lines}")
     col = "score" if role == "run" else "relevance"
+    count = ""
+    if total is not None and total[0] > len(parts):
+        count = f"{total[0]:,} (query, doc) pairs listed more than once ({total[1]:,} extra rows), e.g. "
+    keep = (
+        "dedupe='best' (the highest-scoring row; --dedupe best) or 'first' (the first row), or "
+        if role == "run" else ""
+    )
     return (
-        f"{where}: duplicate (query, doc) rows in the {role}: {'; '.join(parts)}. trec_eval refuses "
-        "them too; keep one row per (query, doc), e.g. "
+        f"{where}: duplicate (query, doc) rows in the {role}: {count}{'; '.join(parts)}. trec_eval "
+        f"refuses them too; keep one row per (query, doc): {keep}e.g. "
         f"df.group_by('query_id', 'doc_id').agg(pl.col({col!r}).max())."
     )
+
+
+def _duplicate_totals(lf: pl.LazyFrame, keys: list[str]) -> tuple[int, int]:
+    """How many (query, doc) pairs are listed more than once, and their extra rows."""
+    dups = lf.group_by([*keys, Q, D]).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1)
+    row = dups.select(pl.len().alias("pairs"), (pl.col("_n") - 1).sum().alias("extra")).collect().row(0)
+    return int(row[0]), int(row[1] or 0)
 
 
 def _first_duplicates(lf: pl.LazyFrame, keys: list[str]) -> pl.DataFrame:
@@ -274,7 +295,8 @@ def _validate(prep: Prepared) -> None:
         if screen.item():
             found = _first_duplicates(lf, keys)
             if found.height:
-                raise InputError(_duplicates_message(found, where, sources, role))
+                total = _duplicate_totals(lf, keys)
+                raise InputError(_duplicates_message(found, where, sources, role, total))
     if frac and frac[0].height:
         row = frac[0].row(0, named=True)
         raise InputError(_fractional_message(row, _place(row, prep.qrels_where, {}, REL)))

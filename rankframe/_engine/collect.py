@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
+import threading
 import time
+from collections.abc import Iterator
 from dataclasses import replace
 
 import polars as pl
@@ -48,12 +51,46 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
     return missing.select(*keys, Q).collect(), run_only
 
 
-def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
+@contextlib.contextmanager
+def heartbeat(label: str | None, every: float | None = None) -> Iterator[None]:
+    """While the block runs, say on stderr that ``label`` is running and for how long.
+
+    Polars reports nothing while it collects a plan: a thread prints the elapsed time, every
+    second on a terminal (one line, redrawn), every 10 s otherwise. ``label`` None: silent.
+    """
+    if label is None:
+        yield
+        return
+    tty = sys.stderr.isatty()
+    every = every if every is not None else (1.0 if tty else 10.0)
+    stop = threading.Event()
+    start = time.perf_counter()
+    drawn = [False]
+
+    def beat() -> None:
+        while not stop.wait(every):
+            text = f"rankframe: {label}: running, {time.perf_counter() - start:.0f} s"
+            print(f"\r{text}" if tty else text, end="" if tty else "\n", file=sys.stderr, flush=True)
+            drawn[0] = True
+
+    thread = threading.Thread(target=beat, name="rankframe-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+        if tty and drawn[0]:
+            print("\r\033[K", end="", file=sys.stderr, flush=True)  # the final line replaces it
+
+
+def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = None) -> pl.DataFrame:
     """Collect the per-query plan: every (group, query) of the full join, with its flags.
 
     ``validate``: ``prep`` holds inputs not validated yet (grades not cast): check them first.
     (Collecting the checks and the plan together, sharing the scans, was measured: no faster,
-    and a higher peak memory.)
+    and a higher peak memory.) ``progress``: a label, said on stderr while the plan runs
+    (:func:`heartbeat`).
     """
     qrels_keys = _qrels_keys(prep)
     opts = prep.opts
@@ -79,7 +116,8 @@ def _raw_wide(prep: Prepared, *, validate: bool = False) -> pl.DataFrame:
     )
     try:
         try:
-            raw = plan.collect()
+            with heartbeat(progress):
+                raw = plan.collect()
         except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
             # Polars 2.1's streaming group_by panics on some list expressions over zero rows
             # (e.g. a judged-only evaluation whose judgments are all filtered out); the
@@ -130,6 +168,16 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
             groups = f"({', '.join(own)})"
             scope = f"in no {groups} group of the run" + (" (of some runs)" if "run" in keys else "")
             zero = f"in a group of their own, with a null {', '.join(own)}"
+        elif keys == ["run"]:  # runs, no breakdown: name them
+            runs = raw["run"].n_unique()
+            if runs == 1:
+                scope = f"missing from the run {first['run']!r}"
+            else:
+                per_run = missing.group_by("run").len().sort("run", nulls_last=True)
+                counts = ", ".join(f"{r!r}: {c}" for r, c in per_run.head(5).iter_rows())
+                scope = f"missing from {per_run.height} of the {runs} runs ({counts})"
+            zero = ""
+            example = f"query {first[Q]!r}" + ("" if runs == 1 else f" in the run {first['run']!r}")
         elif keys:
             scope = f"missing from some ({', '.join(keys)}) groups: {missing.height} (group, query) pairs"
             zero = ""
@@ -175,7 +223,7 @@ def per_query_wide(
     it first (see :func:`_raw_wide`). ``progress``: report the plan when it is done.
     """
     start = time.perf_counter()
-    raw = _raw_wide(prep, validate=validate)
+    raw = _raw_wide(prep, validate=validate, progress="one plan" if progress else None)
     if progress:
         report_progress("one plan", raw, time.perf_counter() - start)
     if warn:

@@ -63,6 +63,7 @@ def evaluate(
     reference: Source | None = None,
     empty_queries: str = "zero",
     aggregate: str = "mean",
+    dedupe: str | None = None,
 ) -> pl.DataFrame:
     """Evaluate one or several runs against judgments.
 
@@ -193,6 +194,13 @@ def evaluate(
         confidence interval of the mean, ``z * sd / sqrt(n)`` (RePlay's
         ``ConfidenceInterval(alpha=0.NN)``; ``"ci95"``). Population measures are one value
         already.
+    dedupe
+        Duplicate (query, doc) rows of a run (logs often hold the same impression twice):
+        ``None`` (default) refuses them, naming how many and the first ones, as trec_eval
+        does; ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
+        doc), ``"first"`` the first one (in file order for text files, whose lines are known;
+        else in the frame's order). Rows with a missing or non-finite score are kept, so that
+        the checks name them.
 
     Returns
     -------
@@ -256,7 +264,7 @@ def evaluate(
             output=output, qrels_columns=qrels_columns, run_columns=run_columns,
             unsupported={
                 "ties": ties, "score_dtype": score_dtype, "target": target, "prefs": prefs,
-                "empty_queries": empty_queries, "aggregate": aggregate,
+                "empty_queries": empty_queries, "aggregate": aggregate, "dedupe": dedupe,
                 "partitions": "auto" if partitions is None else partitions,
             },
         )
@@ -264,6 +272,7 @@ def evaluate(
         "complete": complete, "depth": depth, "relevance_level": relevance_level, "ties": ties,
         "score_dtype": score_dtype, "judged_only": judged_only, "target": target,
         "target_order": target_order, "empty_queries": empty_queries, "aggregate": aggregate,
+        "dedupe": dedupe,
     }
     named = _named_runs(run) if judged is None else None
     read = None

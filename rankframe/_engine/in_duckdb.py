@@ -44,7 +44,7 @@ from rankframe._sql.dialects import transpile
 #: ``evaluate``'s options that the compiled query does not implement, and their defaults.
 UNSUPPORTED = {
     "ties": "trec_eval", "score_dtype": "float64", "target": None, "prefs": None, "partitions": "auto",
-    "empty_queries": "zero", "aggregate": "mean",
+    "empty_queries": "zero", "aggregate": "mean", "dedupe": None,
 }
 #: The order in which ``evaluate`` reports bad input: bad run rows, bad judgments, duplicates.
 _ORDER = [

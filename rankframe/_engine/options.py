@@ -71,8 +71,14 @@ class Options:
     #: geometric mean keep theirs), ``"median"``, or ``"ciNN"``: the half-width of the normal
     #: NN% confidence interval of the mean, z * sd / sqrt(n) (RePlay's ``ConfidenceInterval``).
     aggregate: str = "mean"
+    #: Duplicate (query, doc) rows of a run: ``None`` refuses them (trec_eval); ``"best"`` keeps
+    #: the highest-scoring row, ``"first"`` the first (in file order where lines are known).
+    dedupe: Literal["best", "first"] | None = None
 
     def __post_init__(self) -> None:
+        if self.dedupe not in (None, "best", "first"):
+            msg = f"The 'dedupe' option must be None, 'best' or 'first'. Got {self.dedupe!r}."
+            raise MeasureError(msg)
         if self.empty_queries not in ("zero", "skip"):
             msg = f"The 'empty_queries' option must be 'zero' or 'skip'. Got {self.empty_queries!r}."
             raise MeasureError(msg)

@@ -8,8 +8,9 @@ query, not per document) are kept, or written straight to Parquet. Two ways to s
   filter (the streaming engine holds only the bucket's rows), so N buckets cost N scans: choose
   the smallest N whose bucket fits in memory.
 - ``partitions="files"``: the run is a set of Parquet files (a glob or a folder) in which no
-  query spans two files (data written partitioned by query): one scan of the files' query ids
-  finds each query's file (a query in two files is an error), one streaming pass splits the
+  query spans two files (data written partitioned by query), or no (group, query) with the
+  run's breakdowns (one file per day, ``by=["day"]``): one scan of the files' ids finds each
+  (group,) query's file (one in two files is an error), one streaming pass splits the
   judgments the same way into temporary Parquet files, then the files are evaluated one by
   one. Judged queries that no file holds are evaluated in a last, run-less pass (scored 0
   under ``complete``, reported missing otherwise).
@@ -87,22 +88,31 @@ def _hash_parts(prep: Prepared, n: int) -> Iterator[tuple[str, Prepared]]:
         yield f"bucket {i + 1}/{n}", bucket(prep, i, n)
 
 
-def query_owners(runs: list[pl.LazyFrame], files: list[str]) -> pl.DataFrame:
-    """``query_id, _part_index``: the run file holding each query (one scan of the query ids).
+def query_owners(runs: list[pl.LazyFrame], files: list[str], keys: list[str] | None = None) -> pl.DataFrame:
+    """``keys..., query_id, _part_index``: the run file holding each (group, query).
 
-    Raises :class:`InputError` when a query is in two files.
+    ``keys``: the run's group keys (its ``run`` column and breakdowns): a query may then be in
+    several files as long as each of its groups is in one (one file per day, with the day a
+    breakdown). One scan of the files' ids. Raises :class:`InputError` when a (group,) query
+    is in two files.
     """
-    held = pl.collect_all([run.select(Q).unique() for run in runs])
+    on = [*(keys or []), Q]
+    held = pl.collect_all([run.select(on).unique() for run in runs])
     owner = pl.concat(
         [q.with_columns(pl.lit(i, pl.Int32).alias(_PART)) for i, q in enumerate(held)]
     )
-    twice = owner.filter(pl.col(Q).is_duplicated()).sort(Q, _PART).head(2)
+    twice = owner.filter(pl.struct(on).is_duplicated()).sort([*on, _PART], nulls_last=True).head(2)
     if twice.height:
         a, b = (files[i] for i in twice[_PART])
+        group = "".join(f", {k} {twice[k][0]!r}" for k in keys or [])
+        by = (
+            "" if keys else " When each file holds whole groups of a breakdown (one file per "
+            "day), pass that breakdown (by=['day'], --by day): the groups then need one file each."
+        )
         msg = (
-            f"Query {twice[Q][0]!r} is in two run files, {a!r} and {b!r}: partitions='files' "
-            "needs every query in one file. Write the run partitioned by query, or use "
-            "partitions=N (hash buckets)."
+            f"Query {twice[Q][0]!r}{group} is in two run files, {a!r} and {b!r}: "
+            f"partitions='files' needs every {'(group, query)' if keys else 'query'} in one "
+            f"file. Write the run partitioned by query, or use partitions=N (hash buckets).{by}"
         )
         raise InputError(msg)
     return owner
@@ -112,10 +122,17 @@ def _file_parts(
     prep: Prepared, files: list[str], reprepare: Callable[[str], Prepared], tmp: str
 ) -> Iterator[tuple[str, Prepared]]:
     parts = [reprepare(path) for path in files]
-    owner = query_owners([p.run for p in parts], files)
-    # the judgments split the same way in one pass (not one scan of them per file); those of
-    # queries that no file holds go to a part of their own (-1)
-    qrels = prep.qrels.join(owner.lazy(), on=Q, how="left").with_columns(
+    qkeys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
+    # a query may span files by its groups when every key is a breakdown of the run alone (a
+    # group's queries are those it holds: no file scores another's); with a run name or a
+    # breakdown of the qrels, complete=True owes each group its judged queries: one file each
+    own = bool(prep.keys) and not qkeys and "run" not in prep.keys
+    owner = query_owners([p.run for p in parts], files, prep.keys if own else None)
+    # the judgments split the same way in one pass (not one scan of them per file): a query's
+    # judgments go to each file holding it; those of queries no file holds to a part of their
+    # own (-1)
+    owners = owner.select(Q, _PART).unique().lazy()
+    qrels = prep.qrels.join(owners, on=Q, how="left", nulls_equal=True).with_columns(
         pl.col(_PART).fill_null(-1)
     )
     with write_errors(tmp, "the partitions' scratch folder: TMPDIR chooses where it is"):
@@ -131,7 +148,7 @@ def _file_parts(
             part,
             qrels=split_qrels(i),
             pairs=None if prep.pairs is None else prep.pairs.join(
-                owner.lazy().filter(pl.col(_PART) == i), on=Q, how="semi"
+                owner.lazy().filter(pl.col(_PART) == i).select(Q), on=Q, how="semi"
             ),
             qrels_where=prep.qrels_where,
             qrels_given=prep.qrels_given,
@@ -275,7 +292,8 @@ def _collect_parts(
         stack.callback(sink.close)
         for label, part in split(prep, tmp):
             t0 = time.perf_counter()
-            raw = _name_run(_raw_wide(part, validate=True), part, prep.keys)
+            raw = _raw_wide(part, validate=True, progress=label if progress else None)
+            raw = _name_run(raw, part, prep.keys)
             raws.append(raw)
             wide = _evaluated(prep, raw)
             sink.write(_long(wide, prep.measures, [*prep.keys, Q]))

@@ -21,7 +21,7 @@ from rankframe._engine.sides_plan import (
     run_only,
 )
 from rankframe._errors import InputError
-from rankframe._io.columns import Source, cast_id, describe, own_columns
+from rankframe._io.columns import LINE, Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._io.sides import ROLES, Sides
@@ -209,6 +209,8 @@ def prepare(
             keys.append(col)
     if opts.target is not None:
         _check_target(run_lf, opts.target, run_where)
+    if opts.dedupe is not None:
+        run_lf = _dedupe(run_lf, keys, opts.dedupe)
     if opts.ties == "input":
         run_lf = run_lf.with_row_index("_order")
     prep = Prepared(
@@ -235,3 +237,24 @@ def _cast_grades(prep: Prepared) -> Prepared:
 
 def _qrels_keys(prep: Prepared) -> list[str]:
     return [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
+
+
+def _dedupe(run: pl.LazyFrame, keys: list[str], how: str) -> pl.LazyFrame:
+    """One row per (keys..., query, doc): the highest-scoring (``"best"``) or the first.
+
+    Rows whose score is missing or not finite are all kept, for the checks to name them.
+    """
+    pair = [*keys, Q, D]
+    odd = pl.col(S).cast(pl.Float64).is_finite().not_().fill_null(True)
+    names = run.collect_schema().names()
+    if how == "best":
+        score = pl.col(S).cast(pl.Float64)
+        best = score == score.max().over(pair)
+        first = best.cum_sum().over(pair) == 1  # of tied best rows, one
+        if LINE in names:
+            first = pl.col(LINE) == pl.col(LINE).filter(best).min().over(pair)
+        return run.filter(odd | (best & first))
+    if LINE in names:  # the first line of the file
+        return run.filter(odd | (pl.col(LINE) == pl.col(LINE).min().over(pair)))
+    order = pl.int_range(pl.len()).over(pair)
+    return run.filter(odd | (order == 0))

@@ -226,6 +226,8 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
         if mod == "pandas" and type(source).__name__ == "DataFrame":
             return pl.from_pandas(source).lazy(), "pandas DataFrame"
     except Exception as exc:  # noqa: BLE001 - any conversion failure becomes one clear error
+        if mod == "pandas":
+            _refuse_mixed_types(source, kind)
         raise InputError.unreadable(kind, describe(source, kind), exc) from exc
     msg = (
         f"Cannot read {kind} from a {type(source).__name__} object. Pass a path (TREC text, Parquet, "
@@ -235,6 +237,22 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
         "stream (__arrow_c_stream__: a DuckDB relation, a pyarrow RecordBatchReader)."
     )
     raise InputError(msg)
+
+
+def _refuse_mixed_types(frame: Any, kind: str) -> None:
+    """Raise naming a pandas column whose values mix Python types (ints beside strings...)."""
+    for col, values in frame.items():  # (by position: names may repeat)
+        if values.dtype != object:
+            continue
+        types = sorted({type(v).__name__ for v in values if v is not None})
+        if len(types) > 1:
+            name = repr(str(col))
+            msg = (
+                f"The {kind} pandas DataFrame's column {col!r} mixes value types "
+                f"({', '.join(types)}): a column holds one type. Cast it first: "
+                f"df[{name}].astype(str) for ids, pd.to_numeric(df[{name}]) for numbers."
+            )
+            raise InputError(msg)
 
 
 def _read(
