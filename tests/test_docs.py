@@ -139,3 +139,22 @@ def test_the_site_builds_strictly(tmp_path: Path) -> None:
     assert 'id="rankframe.evaluate"' in api
     assert 'id="rankframe.compare"' in api
     assert ":math:" not in api
+
+
+def test_the_comparing_systems_guide_prints_what_it_shows(monkeypatch, capsys) -> None:
+    """The guide's first example, run from the repository root: its printed table and its
+    Markdown table are what the guide shows (an interval the tool no longer prints, such as
+    an RR interval past 1, cannot stay in the docs), and docs/compare-table.txt is the command's."""
+    text = (ROOT / "docs" / "guides" / "comparing-systems.md").read_text()
+    code, shown = re.search(r"```python\n(.*?print\(c\)\n)```\n\n```text\n(.*?)```", text, re.S).groups()
+    markdown = re.search(r"\n(\| run \|.*?\|)\n\n", text, re.S).group(1)
+    monkeypatch.chdir(ROOT)
+    scope: dict = {}
+    exec(code, scope)
+    assert capsys.readouterr().out == shown
+    assert scope["c"].to_markdown().startswith(markdown + "\n")
+    table = (ROOT / "docs" / "compare-table.txt").read_text()
+    out = main(["compare", "data/qrels.dl19-passage.txt", "data/run.dl19.bm25.txt",
+                     "data/run.dl19.splade.txt", "-m", "nDCG@10", "AP", "RR", "R(rel=2)@100"])
+    assert out == 0
+    assert capsys.readouterr().out == table
