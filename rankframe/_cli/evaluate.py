@@ -271,17 +271,21 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
         # the query count of each group, beside its means (the number they are means over)
         numq = parse_measures(["NumQ"])
         measures, wanted = [*measures, *numq], [*wanted, *numq]
-    if args.judged is not None:
-        return _evaluate_judged(args, wanted, measures, fmt)
-    qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
-    names = _run_names(runs)
+    judged = judged_name = None
+    if args.judged is not None:  # a log holding score and label: the run and its judgments
+        ((judged_name, judged),) = _run_names([args.judged]).items()
+        qrels, names = None, None
+    else:
+        qrels, *runs = [None, *args.inputs] if no_qrels else args.inputs
+        names = _run_names(runs)
     storage = _storage_options(args.storage_options)
     sides = {dest: getattr(args, dest) for dest in SIDE_INPUTS}
     # before the evaluation
-    _check_outputs({"-o": args.output}, inputs=[qrels, *names.values(), args.prefs, *sides.values()])
+    inputs = [qrels, *(names or {}).values(), judged, args.prefs, *sides.values()]
+    _check_outputs({"-o": args.output}, inputs=inputs)
     with _warnings_to_stderr() as caught:
         frame = evaluate(
-            qrels, names, wanted, per_query=args.per_query, by=args.by,
+            qrels, names, wanted, judged=judged, per_query=args.per_query, by=args.by,
             complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
             judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
             target=args.target, target_order=args.target_order, prefs=args.prefs,
@@ -290,41 +294,17 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             qrels_columns=_mapping(args.qrels_column, "--qrels-column"),
             run_columns=_mapping(args.run_column, "--run-column"), dedupe=args.dedupe, **sides,
         )
-        _fail_without_common_queries(
-            qrels, names, caught, some_run_empty=_some_run_empty(frame, names), storage_options=storage
-        )
+        if names is not None:
+            _fail_without_common_queries(
+                qrels, names, caught, some_run_empty=_some_run_empty(frame, names),
+                storage_options=storage,
+            )
+    if judged is not None and "run" not in frame.columns:
+        # one run: named NAME=FILE, else by the file (a glob by its folder)
+        if judged_name == Path(judged).name and any(c in judged_name for c in "*?["):
+            judged_name = Path(judged).parent.name
+        frame = frame.select(pl.lit(judged_name).alias("run"), pl.all())
     if args.wide and fmt != "table":  # one row per run (group, query), a column per measure
-        frame = _wide(frame, measures)
-    _emit(WRITERS[fmt](frame, measures), args.output)
-    return 0
-
-
-def _evaluate_judged(args: argparse.Namespace, wanted: list, measures: list[Measure], fmt: str) -> int:
-    """``evaluate --judged FILE``: one table of scores and labels (a log), read once.
-
-    Rows with a score are the run; rows with a label, the judgments (a null score: judged, not
-    retrieved). Runs: the file's ``run`` column, else one run named by the file.
-    """
-    storage = _storage_options(args.storage_options)
-    (_, judged), = _run_names([args.judged]).items()
-    _check_outputs({"-o": args.output}, inputs=[judged, *(getattr(args, d) for d in SIDE_INPUTS)])
-    with _warnings_to_stderr():
-        frame = evaluate(
-            None, None, wanted, judged=judged, per_query=args.per_query, by=args.by,
-            complete=args.complete, depth=args.depth, relevance_level=args.relevance_level,
-            judged_only=args.judged_only, ties=args.ties, score_dtype=args.score_dtype,
-            partitions=args.partitions, progress=_progress(args), engine=args.engine,
-            storage_options=storage, empty_queries=args.empty_queries, aggregate=args.aggregate,
-            qrels_columns=_mapping(args.qrels_column, "--qrels-column"),
-            run_columns=_mapping(args.run_column, "--run-column"), dedupe=args.dedupe,
-            **{d: getattr(args, d) for d in SIDE_INPUTS},
-        )
-    if "run" not in frame.columns:  # one run: named NAME=FILE, else by the file (or its folder)
-        (name, path), = _run_names([args.judged]).items()
-        if name == Path(path).name and any(c in name for c in "*?["):
-            name = Path(path).parent.name
-        frame = frame.select(pl.lit(name).alias("run"), pl.all())
-    if args.wide and fmt != "table":
         frame = _wide(frame, measures)
     _emit(WRITERS[fmt](frame, measures), args.output)
     return 0

@@ -13,6 +13,7 @@ import json
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -432,8 +433,7 @@ def compare(
     for name in run_names:
         if name not in wide.columns:
             wide = wide.with_columns(pl.lit(None, pl.Float64).alias(name))
-    gap = pl.any_horizontal(pl.col(run_names).is_null() | pl.col(run_names).is_nan())
-    incomplete = wide.filter(gap)
+    incomplete = wide.filter(pl.any_horizontal(pl.col(run_names).is_null() | pl.col(run_names).is_nan()))
     unpaired_groups: set[tuple] = set()
     if paired is False:
         unpaired_groups = {tuple(k) for k in wide.select(*by, "measure").unique().iter_rows()}
@@ -507,18 +507,11 @@ def compare(
                                  "ci_low": float(low[j]), "ci_high": float(high[j])})
         if n == 0:
             continue
-        if tuple(key) in unpaired_groups:
-            rows = _test_unpaired(
-                x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
-                confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
-                seed=seed,
-            )
-        else:
-            rows = _test_pairs(
-                x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
-                confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap,
-                seed=seed, bar=bar,
-            )
+        tester = _test_unpaired if tuple(key) in unpaired_groups else partial(_test_pairs, bar=bar)
+        rows = tester(
+            x, pairs_idx, run_names, labels, test=test, correction=correction, alpha=alpha,
+            confidence=confidence, n_permutations=n_permutations, n_bootstrap=n_bootstrap, seed=seed,
+        )
         if bounds is not None:  # a difference of two means in [a, b] lies in [a - b, b - a]
             width = bounds[1] - bounds[0]
             for row in rows:

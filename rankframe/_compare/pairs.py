@@ -97,19 +97,43 @@ def _test_pairs(
             stat[k], p[k] = sign * t_diff[kk], t_p[kk]
             low[k], high[k] = sorted((sign * t_low[kk], sign * t_high[kk]))
     adjusted = p if test == "tukey" else _stats.correct(p, correction)
-    effect = _stats.effect_size(d)
-    wins, ties, losses = _stats.wins_ties_losses(d)
-    rows = []
-    for k, (i, j) in enumerate(pairs_idx):
-        rows.append({
-            **labels, "baseline": run_names[i], "run": run_names[j], "n": n,
-            "diff": float(diff[k]), "ci_low": float(low[k]), "ci_high": float(high[k]),
-            "statistic": float(stat[k]), "p_value": float(p[k]), "p_adjusted": float(adjusted[k]),
-            "significant": bool(adjusted[k] < alpha), "effect_size": float(effect[k]),
-            "wins": int(wins[k]), "ties": int(ties[k]), "losses": int(losses[k]),
-            "test": test, "correction": "tukey" if test == "tukey" else correction,
-        })
-    return rows
+    return _rows(
+        pairs_idx, run_names, labels, alpha=alpha, test=test,
+        correction="tukey" if test == "tukey" else correction, n=np.full(len(pairs_idx), n),
+        diff=diff, low=low, high=high, stat=stat, p=p, adjusted=adjusted,
+        effect=_stats.effect_size(d), counts=_stats.wins_ties_losses(d),
+    )
+
+
+def _rows(
+    pairs_idx: list[tuple[int, int]],
+    run_names: list[str],
+    labels: dict[str, Any],
+    *,
+    alpha: float,
+    test: str,
+    correction: str,
+    counts: tuple[np.ndarray, np.ndarray, np.ndarray],
+    **values: np.ndarray,
+) -> list[dict[str, Any]]:
+    """The pairs frame's rows, one per pair of ``pairs_idx``.
+
+    ``values`` (n, diff, low, high, stat, p, adjusted, effect) and ``counts`` (wins, ties,
+    losses) hold one entry per pair.
+    """
+    v = values
+    wins, ties, losses = counts
+    return [
+        {
+            **labels, "baseline": run_names[i], "run": run_names[j], "n": int(v["n"][k]),
+            "diff": float(v["diff"][k]), "ci_low": float(v["low"][k]), "ci_high": float(v["high"][k]),
+            "statistic": float(v["stat"][k]), "p_value": float(v["p"][k]),
+            "p_adjusted": float(v["adjusted"][k]), "significant": bool(v["adjusted"][k] < alpha),
+            "effect_size": float(v["effect"][k]), "wins": int(wins[k]), "ties": int(ties[k]),
+            "losses": int(losses[k]), "test": test, "correction": correction,
+        }
+        for k, (i, j) in enumerate(pairs_idx)
+    ]
 
 
 #: The unpaired test of each paired test's name (runs whose query sets differ).
@@ -142,9 +166,11 @@ def _test_unpaired(
 
     kind = UNPAIRED[test]
     cols = [x[np.isfinite(x[:, j]), j] for j in range(x.shape[1])]
-    rows, ps = [], []
+    names = ("n", "diff", "low", "high", "stat", "p", "effect", "wins", "ties", "losses")
+    out: dict[str, list[float]] = {name: [] for name in names}
     for i, j in pairs_idx:
         a, b = cols[i], cols[j]
+        diff = float(b.mean() - a.mean()) if len(a) and len(b) else float("nan")
         stat, p, low, high = _u.welch(a, b, confidence)
         if kind == "mann-whitney":
             stat, p = _u.mann_whitney(a, b)
@@ -152,21 +178,17 @@ def _test_unpaired(
             stat, p = _u.permutation(a, b, n_permutations, seed)
         elif kind == "bootstrap-unpaired":
             p, low, high = _u.bootstrap(a, b, n_bootstrap, seed, confidence)
-            stat = float(b.mean() - a.mean()) if len(a) and len(b) else float("nan")
+            stat = diff
         both = np.isfinite(x[:, i]) & np.isfinite(x[:, j])
         d = (x[both, j] - x[both, i])[:, None]
-        wins, ties, losses = (int(v[0]) for v in _stats.wins_ties_losses(d)) if both.any() else (0, 0, 0)
-        diff = float(b.mean() - a.mean()) if len(a) and len(b) else float("nan")
-        ps.append(p)
-        rows.append({
-            **labels, "baseline": run_names[i], "run": run_names[j], "n": len(a) + len(b),
-            "diff": diff, "ci_low": float(low), "ci_high": float(high), "statistic": float(stat),
-            "p_value": float(p), "effect_size": _u.effect_size(a, b),
-            "wins": wins, "ties": ties, "losses": losses, "test": kind, "correction": correction,
-        })
-    finite = np.array([v if np.isfinite(v) else 1.0 for v in ps])
-    adjusted = _stats.correct(finite, correction) if len(finite) else finite
-    for row, p, adj in zip(rows, ps, adjusted, strict=True):
-        row["p_adjusted"] = float(adj) if np.isfinite(p) else float("nan")
-        row["significant"] = bool(np.isfinite(p) and adj < alpha)
-    return rows
+        wtl = [int(c[0]) for c in _stats.wins_ties_losses(d)] if both.any() else [0, 0, 0]
+        for name, value in zip(names, [len(a) + len(b), diff, low, high, stat, p,
+                                       _u.effect_size(a, b), *wtl], strict=True):
+            out[name].append(value)
+    values = {name: np.asarray(v, dtype=np.float64) for name, v in out.items()}
+    p = values["p"]
+    adjusted = _stats.correct(np.where(np.isfinite(p), p, 1.0), correction) if len(p) else p
+    values["adjusted"] = np.where(np.isfinite(p), adjusted, np.nan)
+    counts = (values.pop("wins"), values.pop("ties"), values.pop("losses"))
+    return _rows(pairs_idx, run_names, labels, alpha=alpha, test=kind, correction=correction,
+                 counts=counts, **values)

@@ -250,10 +250,11 @@ def _dedupe(run: pl.LazyFrame, keys: list[str], how: str) -> pl.LazyFrame:
     if how == "best":
         score = pl.col(S).cast(pl.Float64)
         best = score == score.max().over(pair)
-        first = best.cum_sum().over(pair) == 1  # of tied best rows, one
-        if LINE in names:
-            first = pl.col(LINE) == pl.col(LINE).filter(best).min().over(pair)
-        return run.filter(odd | (best & first))
+        # of tied best rows, one: the first line where lines are known
+        one = (pl.col(LINE) == pl.col(LINE).filter(best).min().over(pair)) if LINE in names else (
+            best.cum_sum().over(pair) == 1
+        )
+        return run.filter(odd | (best & one))
     if LINE in names:  # the first line of the file
         return run.filter(odd | (pl.col(LINE) == pl.col(LINE).min().over(pair)))
     order = pl.int_range(pl.len()).over(pair)

@@ -25,7 +25,7 @@ from rankframe._engine.prepare import prepare
 from rankframe._engine.sides_plan import population_values
 from rankframe._errors import InputError, MeasureError
 from rankframe._measures import PopulationCtx
-from rankframe.spark._common import mapped, require, result, sides
+from rankframe.spark._common import empty_frame, mapped, require, result, sides
 from rankframe.spark._sides import HISTORY, REFERENCE, TaskSides, spark_sides
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -36,15 +36,6 @@ if TYPE_CHECKING:  # pragma: no cover
 SIDE = "_rf_side"  # 0: a run row, 1: a judgment
 ARROW_BATCH = "spark.sql.execution.arrow.maxRecordsPerBatch"
 ARROW_ROWS = 200_000
-
-
-def _empty(df: DataFrame) -> pl.DataFrame:
-    """An empty Polars frame of a Spark DataFrame's schema (no Spark job)."""
-    from pyspark.sql.pandas.types import to_arrow_schema
-
-    frame = pl.from_arrow(to_arrow_schema(df.schema).empty_table())
-    assert isinstance(frame, pl.DataFrame)
-    return frame
 
 
 def _input_error(err: Exception) -> InputError | MeasureError | None:
@@ -157,20 +148,12 @@ def from_frames(
 
     # a probe on empty Polars frames of the same schema: parse and check the options up front
     run_schema = {f.name: f.dataType for f in run_side.select(*run_cols).schema.fields}
-    empty_run = _empty(run_side.select(*run_cols))
-    empty_qrels = None if qrels_side is None else _empty(qrels_side.select(*qrels_cols))
+    empty_run = empty_frame(run_side.select(*run_cols))
+    empty_qrels = None if qrels_side is None else empty_frame(qrels_side.select(*qrels_cols))
     side = None
-    if side_inputs and any(x is not None for x in side_inputs.values()) or measures and any(
-        not m.NEEDS_JUDGMENTS for m in measures
-    ):
-        got = spark_sides(
-            side_inputs.get("interactions") if side_inputs else None,
-            side_inputs.get("items") if side_inputs else None,
-            side_inputs.get("reference") if side_inputs else None,
-            measures or [], run_side.select(*run_cols), spark, F,
-        )
-        if got is not None:
-            side, travel, run_side = got
+    got = spark_sides(measures or [], run_side.select(*run_cols), spark, F, **(side_inputs or {}))
+    if got is not None:  # measures that read the side inputs
+        side, travel, run_side = got
     sides_probe = None if side is None else side.probe()
     probe = prepare(
         empty_qrels, empty_run, names, by=by or None, validate=False, sides=sides_probe,

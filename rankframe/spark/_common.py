@@ -79,6 +79,15 @@ def sides(
     return mapped(run, (Q, D, S), run_columns, "run"), mapped(qrels, (Q, D, REL), qrels_columns, "qrels"), ""
 
 
+def empty_frame(df: DataFrame) -> pl.DataFrame:
+    """An empty Polars frame of a Spark DataFrame's schema (no Spark job)."""
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    frame = pl.from_arrow(to_arrow_schema(df.schema).empty_table())
+    assert isinstance(frame, pl.DataFrame)
+    return frame
+
+
 def table(x: Any, spark: Any) -> Any:
     """``spark.table(x)`` where ``x`` names a table or view of the catalog, else ``x``."""
     if not isinstance(x, str) or "://" in x or os.path.exists(x) or any(c in x for c in "*?["):

@@ -36,7 +36,7 @@ from rankframe._engine.sides_plan import check_sides, run_only
 from rankframe._errors import InputError, MeasureError
 from rankframe._io.sides import FEATURES, POPULARITY, WEIGHT, Sides, read_sides, weight_column
 from rankframe._measures import PopulationCtx
-from rankframe.spark._common import is_path, local_path, mapped, table
+from rankframe.spark._common import empty_frame, is_path, local_path, mapped, table
 
 if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
@@ -95,13 +95,13 @@ class TaskSides:
 
 
 def spark_sides(
-    interactions: Any,
-    items: Any,
-    reference: Any,
     measures: list[Measure],
     run: DataFrame,
     spark: Any,
     F: Any,  # noqa: N803
+    interactions: Any = None,
+    items: Any = None,
+    reference: Any = None,
 ) -> tuple[TaskSides, dict[str, DataFrame], DataFrame] | None:
     """Read and check the side inputs on Spark; None when no measure reads them.
 
@@ -110,10 +110,10 @@ def spark_sides(
     per-item columns joined (``COUNTS``, the catalogue's prefixed by ``CAT``, ``IN_CAT``).
     """
     apart = run_only(measures)
-    sources = {"interactions": interactions, "items": items, "reference": reference}
-    given = {r: x for r, x in sources.items() if x is not None}
     if not apart:
         return None
+    sources = {"interactions": interactions, "items": items, "reference": reference}
+    given = {r: x for r, x in sources.items() if x is not None}
     needed = set().union(*(m.SIDE_COLUMNS for m in apart))
     if "history_similarity" in needed:
         names = ", ".join(repr(m) for m in apart if "history_similarity" in m.SIDE_COLUMNS)
@@ -133,11 +133,11 @@ def spark_sides(
     if "interactions" in frames:
         hist = mapped(frames["interactions"], (Q, D), None, "interactions")
         hist = _ids_as(hist, run_types)
-        empties["interactions"] = _empty(hist)
+        empties["interactions"] = empty_frame(hist)
     if "reference" in frames:
         ref = mapped(frames["reference"], (Q, D, S), None, "reference")
         ref = _ids_as(ref, run_types).select(Q, D, S)
-        empties["reference"] = _empty(ref)
+        empties["reference"] = empty_frame(ref)
     if "items" in frames:
         cat = _ids_as(mapped(frames["items"], (D,), None, "items"), run_types)
         empties["items"] = pl.from_arrow(cat.toArrow())
@@ -152,10 +152,7 @@ def spark_sides(
     ctx = PopulationCtx()
     n_catalogue = template.constants.get("n_catalogue")
     if hist is not None:
-        weight = weight_column(hist.columns)
-        w = F.col(weight).cast("double") if weight is not None else F.lit(1.0)
-        hist = hist.select(Q, D, w.alias(WEIGHT))
-        ctx = _history_constants(hist, frames["interactions"], weight, F)
+        ctx, hist = _history_constants(hist, F)
         if needed & {"seen", "user_known"}:
             travel["history"] = hist
     if n_catalogue is None:
@@ -241,31 +238,27 @@ def _ids_as(df: DataFrame, types: dict[str, Any]) -> DataFrame:
     return df
 
 
-def _empty(df: DataFrame) -> pl.DataFrame:
-    from pyspark.sql.pandas.types import to_arrow_schema
+def _history_constants(ids: DataFrame, F: Any) -> tuple[PopulationCtx, DataFrame]:  # noqa: N803
+    """The history's constants and its rows' checks, in one Spark aggregate; and its rows.
 
-    frame = pl.from_arrow(to_arrow_schema(df.schema).empty_table())
-    assert isinstance(frame, pl.DataFrame)
-    return frame
-
-
-def _history_constants(hist: DataFrame, raw: DataFrame, weight: str | None, F: Any) -> PopulationCtx:  # noqa: N803
-    """The history's constants and its rows' checks, in one Spark aggregate."""
-    w = F.col(WEIGHT)
+    ``ids``: the history with canonical ids (and its own weight column, if any). Returns the
+    constants and ``query_id, doc_id, weight`` (1.0 without a weight column). The rows the
+    checks flag are read on the driver, where :func:`read_sides` words the error.
+    """
+    weight = weight_column(ids.columns)
+    w = F.col(weight).cast("double") if weight is not None else F.lit(1.0)
     bad = F.col(Q).isNull() | F.col(D).isNull()
     if weight is not None:
         bad = bad | w.isNull() | F.isnan(w) | (w < 0) | (F.abs(w) == float("inf"))
-    row = hist.agg(
+    row = ids.agg(
         F.countDistinct(Q).alias("n_users"), F.countDistinct(D).alias("n_items"),
         F.sum(w).alias("n_interactions"), F.sum(F.when(bad, 1).otherwise(0)).alias("bad"),
     ).first()
     if row["bad"]:
-        ids = mapped(raw, (Q, D), None, "interactions")
-        flagged = ids.join(hist.filter(bad).select(Q, D).limit(1), on=[Q, D], how="left_semi")
-        flagged = ids.filter(F.col(Q).isNull() | F.col(D).isNull()).unionByName(flagged).limit(2)
-        sample = pl.from_arrow(flagged.toArrow())
+        sample = pl.from_arrow(ids.filter(bad).limit(2).toArrow())
         with _as_spark():
             read_sides(interactions=sample)  # raises the exact error
         msg = "The Spark interactions DataFrame has a null id or a negative or non-finite weight."
         raise InputError(msg)
-    return PopulationCtx(row["n_users"], row["n_items"], None, row["n_interactions"] or 0.0)
+    ctx = PopulationCtx(row["n_users"], row["n_items"], None, row["n_interactions"] or 0.0)
+    return ctx, ids.select(Q, D, w.alias(WEIGHT))
