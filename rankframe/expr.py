@@ -73,8 +73,10 @@ def _ctx(
             "ordinal", descending=True
         )
     rank = pl.when(s.is_not_null()).then(rank)
+    # the helpers sort by these once rather than rank (each reference to a rank ranks again)
+    order = (s,) if doc is None else (s, _col(doc).cast(pl.Binary))
     return Ctx(
-        rank=rank, rel=_col(label).cast(pl.Int64), relevance_level=relevance_level,
+        rank=rank, rel=_col(label).cast(pl.Int64), relevance_level=relevance_level, order=order,
         target=None if target is None else _col(target).cast(pl.Float64),
         score=s if average else None,
     )

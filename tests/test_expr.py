@@ -80,3 +80,27 @@ def test_relevance_level_in_builder() -> None:
     df = pl.DataFrame({"q": [1, 1, 1], "score": [3.0, 2.0, 1.0], "label": [1, 2, 0]})
     out = df.group_by("q").agg(rfx.measure("RR", label="label", doc=None, relevance_level=2).alias("rr"))
     assert out["rr"].to_list() == [0.5]  # first grade >= 2 at rank 2
+
+
+# the measures whose inline form sorts by the ranking keys (Ctx.order) instead of ranking
+SORTED_ONCE = ["nDCG@10", "nDCG", "nDCG@3", "AP", "AP@5", "P@5", "R@10", "RR", "RR@3", "Success@3"]
+
+
+@pytest.mark.parametrize("measure", SORTED_ONCE)
+def test_inline_builders_give_evaluates_bits_without_a_rank(measure: str) -> None:
+    # a rank inside an aggregation ranks the group again at each reference (nDCG@10 read it 11
+    # times: 9 s against 1.2 s at 2M rows); these read the rows sorted by (score, doc) instead
+    expr = rfx.measure(measure, doc="docno")
+    assert ".rank()" not in str(expr)
+    for seed in (2, 3):
+        df = _judged(seed)
+        # unretrieved judged documents (null score) and integer doc ids compared as text
+        df = df.with_columns(
+            score=pl.when(pl.col("docno").cast(pl.Int64) % 7 == 0).then(None).otherwise(pl.col("score"))
+        )
+        mine = df.group_by("qid").agg(rfx.measure(measure, doc="docno").alias("v")).sort("qid")
+        qrels = df.select(query_id="qid", doc_id="docno", relevance="relevance")
+        run = df.filter(pl.col("score").is_not_null()).select(query_id="qid", doc_id="docno", score="score")
+        ref = rf.evaluate(qrels, run, measures=[measure], per_query=True).sort("query_id")
+        assert mine["qid"].to_list() == ref["query_id"].to_list()
+        assert mine["v"].to_list() == ref["value"].to_list()  # the same bits

@@ -64,6 +64,12 @@ def dcg_expr(ctx: Ctx, gain: pl.Expr, cutoff: int | None) -> pl.Expr:
     """
     if cutoff is not None and cutoff <= UNROLL_MAX and ctx.few_rows:
         return _dcg_by_position(gain, ctx.rank, cutoff)
+    if ctx.order is not None:  # inline: the gains sorted once, their positions are the ranks
+        n = ctx.num_ret.cast(pl.Int64)
+        if cutoff is not None:
+            n = pl.min_horizontal(n, pl.lit(cutoff, pl.Int64))
+        terms = ctx.in_rank_order(gain, cutoff=cutoff) / log2p1(pl.int_range(1, n + 1, dtype=pl.Int64))
+        return terms.cum_sum().last().fill_null(0.0)
     keep = ctx.retrieved
     if cutoff is not None:
         keep = keep & (ctx.rank <= cutoff).fill_null(False)
