@@ -30,15 +30,19 @@ RUN_ORDER = ["bm25", "splade", "rrf"]
 # --------------------------------------------------------------------------------------------
 
 
-def _fusion_run() -> pl.DataFrame:
-    """Reciprocal-rank fusion (k = 60) of the two sample runs: a plausible third system."""
-    ranked = [
+def _ranked(name: str) -> pl.DataFrame:
+    """A sample run (``"bm25"``, ``"splade"``) with each document's ``rank`` in its query."""
+    return (
         rf.read_run(DATA / f"run.dl19.{name}.txt")
         .select("query_id", "doc_id", "score")
         .collect()
         .with_columns(pl.col("score").rank("ordinal", descending=True).over("query_id").alias("rank"))
-        for name in ("bm25", "splade")
-    ]
+    )
+
+
+def _fusion_run() -> pl.DataFrame:
+    """Reciprocal-rank fusion (k = 60) of the two sample runs: a plausible third system."""
+    ranked = [_ranked(name) for name in ("bm25", "splade")]
     return (
         pl.concat(ranked)
         .group_by("query_id", "doc_id")
@@ -330,18 +334,23 @@ def test_figures_keys_and_labels(frames):
         assert ax.get_ylabel(), key
     assert "nDCG@10" in figs["diff-nDCG@10-splade-vs-bm25"].axes[0].get_title()
     assert "splade" in figs["diff-nDCG@10-splade-vs-bm25"].axes[0].get_title()
-    legend = figs["diff-nDCG@10-splade-vs-bm25"].axes[0].get_legend()
+    for key, fig in figs.items():  # each legend below the axes, none over them
+        assert len(fig.legends) == 1, key
+        assert all(ax.get_legend() is None for ax in fig.axes), key
+    legend = figs["diff-nDCG@10-splade-vs-bm25"].legends[0]
     texts = [t.get_text() for t in legend.get_texts()]
     row = frames["pairs"].row(0, named=True)
     assert f"splade better: {row['wins']}" in texts
     assert f"ties: {row['ties']}" in texts
-    labels = [t.get_text() for t in figs["pr-curves"].axes[0].get_legend().get_texts()]
+    wtl = f"{row['wins']}/{row['ties']}/{row['losses']}"
+    assert legend.get_title().get_text().startswith(f"W/T/L {wtl}, p adj. = ")
+    labels = [t.get_text() for t in figs["pr-curves"].legends[0].get_texts()]
     assert labels == ["bm25", "splade", "rrf"]
     cut = figs["cutoffs"]
     assert [ax.get_title() for ax in cut.axes] == ["nDCG", "P", "R"]
     assert cut.legends
     assert [t.get_text() for t in cut.legends[0].get_texts()] == ["bm25", "splade", "rrf"]
-    dist_legend = [t.get_text() for t in figs["dist-AP"].axes[0].get_legend().get_texts()]
+    dist_legend = [t.get_text() for t in figs["dist-AP"].legends[0].get_texts()]
     assert dist_legend[:3] == ["bm25 (n = 43)", "splade (n = 43)", "rrf (n = 43)"]
 
 
@@ -504,3 +513,201 @@ def test_screenshot_script(frames, tmp_path):
     assert width == 1280
     assert 1500 < height < 16384
     assert len(data) > 100_000
+
+
+# --------------------------------------------------------------------------------------------
+# Layout for any run-name length and number of runs (issue 40, deliverable 9)
+# --------------------------------------------------------------------------------------------
+
+#: Two runs named with 40 characters each (no spaces: names wrap at hyphens, or anywhere).
+LONG_NAMES = ("bm25-okapi-k1.2-b0.75-msmarco-passage-v1", "splade-cocondenser-ensembledistil-top-1k")
+
+
+def long_name_runs() -> dict[str, pl.DataFrame]:
+    """The two sample runs under 40-character names."""
+    return {name: _ranked(src).drop("rank") for name, src in zip(LONG_NAMES, ("bm25", "splade"), strict=True)}
+
+
+def eight_runs() -> dict[str, pl.DataFrame]:
+    """Eight runs of 21-character names: reciprocal-rank fusions weighting bm25 by 0, 1/7, ..., 1."""
+    bm25, splade = _ranked("bm25"), _ranked("splade")
+    runs = {}
+    for i in range(8):
+        w = i / 7
+        parts = [
+            bm25.select("query_id", "doc_id", (w / (60 + pl.col("rank"))).alias("score")),
+            splade.select("query_id", "doc_id", ((1 - w) / (60 + pl.col("rank"))).alias("score")),
+        ]
+        fused = pl.concat(parts).group_by("query_id", "doc_id").agg(pl.col("score").sum())
+        runs[f"rrf-w{w:.2f}-bm25-splade"] = fused.sort("query_id", "doc_id")
+    return runs
+
+
+def unbroken_names_runs() -> dict[str, pl.DataFrame]:
+    """Three runs named with 100 characters and nothing to wrap them at: lines break inside."""
+    return {f"{'X' * 95}{i:05d}": run for i, run in enumerate(list(eight_runs().values())[:3])}
+
+
+def _halves(runs: dict[str, pl.DataFrame]) -> dict[str, pl.DataFrame]:
+    """A breakdown column ``half``: the query id's parity."""
+    even = pl.col("query_id").cast(pl.Int64) % 2 == 0
+    half = pl.when(even).then(pl.lit("even")).otherwise(pl.lit("odd"))
+    return {k: v.with_columns(half=half) for k, v in runs.items()}
+
+
+def text_problems(fig, dpi: float | None = None) -> list[str]:
+    """What is wrong with a figure's text once drawn (Agg) at ``dpi``: ``[]`` when nothing.
+
+    Every drawn, non-empty :class:`~matplotlib.text.Text` (titles, axis labels, tick labels,
+    legend entries and titles, annotations) must lie inside the figure, no two may overlap by
+    1 px or more both ways, and none may lie on a legend it is not part of; legends (their
+    markers too) must lie inside the figure. The texts are the ones drawn, recorded while
+    drawing (tick labels outside the view limits exist but are not drawn).
+    """
+    from unittest import mock
+
+    from matplotlib.text import Text
+
+    drawn: dict[int, Text] = {}
+    draw = Text.draw
+
+    def record(self, renderer):
+        draw(self, renderer)
+        if self.get_visible() and self.get_text().strip():
+            drawn[id(self)] = self
+
+    old = fig.get_dpi()
+    if dpi is not None:
+        fig.set_dpi(dpi)
+    try:
+        with mock.patch.object(Text, "draw", record):
+            fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        texts = [(t, t.get_window_extent(renderer)) for t in drawn.values()]
+        legends = [*fig.legends, *(ax.get_legend() for ax in fig.axes)]
+        frames = [
+            (leg.get_window_extent(renderer), {id(t) for t in [*leg.get_texts(), leg.get_title()]})
+            for leg in legends
+            if leg is not None and leg.get_visible()
+        ]
+        width, height = fig.bbox.width, fig.bbox.height
+    finally:
+        fig.set_dpi(old)
+
+    def name(t: Text) -> str:
+        s = t.get_text().replace("\n", " ")
+        return repr(s if len(s) <= 50 else s[:47] + "...")
+
+    def overlap(a, b) -> bool:
+        return min(a.x1, b.x1) - max(a.x0, b.x0) >= 1 and min(a.y1, b.y1) - max(a.y0, b.y0) >= 1
+
+    problems = [
+        f"a legend leaves the figure: [{box.x0:.0f}, {box.x1:.0f}] x [{box.y0:.0f}, {box.y1:.0f}]"
+        for box, _ in frames
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1
+    ]
+    for t, box in texts:
+        if box.x0 < -1 or box.y0 < -1 or box.x1 > width + 1 or box.y1 > height + 1:
+            problems.append(
+                f"{name(t)} leaves the figure: [{box.x0:.0f}, {box.x1:.0f}] x [{box.y0:.0f}, {box.y1:.0f}]"
+                f" outside {width:.0f} x {height:.0f}"
+            )
+    for i, (a, box_a) in enumerate(texts):
+        for b, box_b in texts[i + 1 :]:
+            if overlap(box_a, box_b):
+                problems.append(f"{name(a)} overlaps {name(b)}")
+    for frame, own in frames:
+        problems += [
+            f"{name(t)} lies on a legend" for t, box in texts if id(t) not in own and overlap(box, frame)
+        ]
+    return problems
+
+
+def test_text_problems_finds_clipped_and_overlapping_text():
+    pytest.importorskip("matplotlib")
+    from rankframe._compare.plots import _new_figure
+
+    fig = _new_figure((3, 2))
+    ax = fig.add_subplot()
+    ax.set_title("a title", fontsize=10)
+    ax.set_ylabel("a y label far too long to stand beside axes this short " * 2)
+    ax.text(0.5, 0.5, "one", transform=ax.transAxes, fontsize=12)
+    ax.text(0.52, 0.5, "two", transform=ax.transAxes, fontsize=12)
+    ax.legend(handles=ax.plot([0, 1], label="a line"), loc="upper center", bbox_to_anchor=(0.5, 1.2))
+    problems = text_problems(fig)
+    assert any(p.startswith("'a y label far") and "leaves the figure" in p for p in problems), problems
+    assert "'one' overlaps 'two'" in problems
+    assert "'a title' lies on a legend" in problems
+    assert text_problems(_new_figure((3, 2))) == []
+
+
+#: Cases of the layout tests: runs, measures, breakdown.
+LAYOUT_CASES = {
+    "two-long-names-one-measure": (long_name_runs, ["nDCG@10"], None),
+    "two-long-names-measures": (long_name_runs, ["nDCG@10", "AP", "RR", "P@10"], None),
+    "two-long-names-groups": (long_name_runs, ["AP", "RR"], ["half"]),
+    "eight-runs-one-measure": (eight_runs, ["nDCG@10"], None),
+    "eight-runs-measures": (eight_runs, ["AP", "RR", "R@100"], None),
+    "eight-runs-groups": (eight_runs, ["nDCG@10"], ["half"]),
+    "three-unbroken-100-char-names": (unbroken_names_runs, ["nDCG@10"], None),
+}
+
+
+def layout_comparison(case: str) -> rf.Comparison:
+    make, measures, by = LAYOUT_CASES[case]
+    runs = make()
+    baseline = next(iter(runs))
+    if by:
+        runs = _halves(runs)
+    return rf.compare(QRELS, runs, measures, baseline=baseline, by=by)
+
+
+@pytest.mark.parametrize("case", list(LAYOUT_CASES))
+def test_figure_text_fits_regression_long_names_many_runs(case):
+    pytest.importorskip("matplotlib")
+    comparison = layout_comparison(case)
+    figs = comparison.figures()
+    names = comparison.summary["run"].unique(maintain_order=True).to_list()
+    assert len(names) == {"two": 2, "eight": 8, "three": 3}[case.split("-")[0]]
+    assert any(k.startswith("dist-") for k in figs)
+    if "groups" not in case:
+        assert {"pr-curves", "cutoffs"} <= set(figs)
+    problems = {key: text_problems(fig, dpi=72) for key, fig in figs.items()}  # 72: the SVG's
+    assert not {k: v for k, v in problems.items() if v}
+    for key, fig in figs.items():
+        width, height = fig.get_size_inches()
+        assert 3 <= width <= 11, (key, width)  # 11 in = 1056 px: the report's column
+        assert 2.5 <= height <= 12, (key, height)
+    dist = next(fig for k, fig in figs.items() if k.startswith("dist-"))
+    legend = [t.get_text() for leg in dist.legends for t in leg.get_texts()]
+    whole = ["".join(t.rsplit(" (n = ", 1)[0].split()) for t in legend[:-1]]  # wrapped, never cut
+    assert whole == ["".join(name.split()) for name in names]
+
+
+@pytest.mark.parametrize("case", ["two-long-names-one-measure", "eight-runs-one-measure"])
+def test_saved_figure_files_fit_regression_long_names_many_runs(case, tmp_path):
+    """``save_figures`` (``--figures DIR``): PNG at 150 dpi, SVG at 72, text laid out at each."""
+    pytest.importorskip("matplotlib")
+    import xml.etree.ElementTree as ET
+
+    from matplotlib.image import imread
+
+    figs = layout_comparison(case).figures()
+    paths = save_figures(figs, tmp_path)
+    assert [p.suffix for p in paths] == [".png", ".svg"] * len(figs)
+    for (key, fig), png, svg in zip(figs.items(), paths[::2], paths[1::2], strict=True):
+        width, height = fig.get_size_inches()
+        assert text_problems(fig, dpi=150) == [], key  # the PNG's resolution
+        pixels = imread(png)
+        assert abs(pixels.shape[0] - height * 150) <= 1, key
+        assert abs(pixels.shape[1] - width * 150) <= 1, key
+        assert pixels.shape[1] <= 11 * 150, key
+        edges = np.concatenate([pixels[:2].reshape(-1, 4), pixels[-2:].reshape(-1, 4)])
+        edges = np.concatenate([edges, pixels[:, :2].reshape(-1, 4), pixels[:, -2:].reshape(-1, 4)])
+        assert (edges == 1).all(), f"{key}: something drawn at the PNG's edge, cut by it"
+        assert (pixels[..., :3] < 0.5).any(), key  # not blank
+        root = ET.parse(svg).getroot()
+        assert root.tag == "{http://www.w3.org/2000/svg}svg", key
+        assert float(root.get("width").removesuffix("pt")) == pytest.approx(width * 72, abs=0.1), key
+        assert float(root.get("height").removesuffix("pt")) == pytest.approx(height * 72, abs=0.1), key
+        assert text_problems(fig, dpi=72) == [], key  # the SVG's

@@ -98,6 +98,12 @@ def figures(
     Figures are plain :class:`matplotlib.figure.Figure` objects with an Agg canvas: pyplot is
     not used, so nothing is registered globally and no figure needs closing. Each run keeps its
     colour in every figure.
+
+    Each figure is sized from its text, for any run names and number of runs: titles and names
+    wrap (a distribution figure's tick labels on at most three lines, ending in "…" where cut;
+    its legend names each run whole), legends lie under the axes in as many columns as fit, and
+    a figure is at most 11 in wide (the HTML report's column). No text leaves the figure or
+    overlaps another, on screen, in the report's SVG or in :func:`save_figures`' files.
     """
     _mpl()
     summary, pairs, by_cols = _prepare(summary, pairs, by)

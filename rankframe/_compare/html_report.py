@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import io
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -28,16 +29,16 @@ def _pairs_html(pairs: pl.DataFrame | None, by: list[str], alpha: float, digits:
     text_cols = [*cols, "measure", "run", "baseline"]
     head = [*text_cols, "n", "Δ mean", "CI", "p", "p adj.", "effect size", "W/T/L", "sig."]
     out = ['<div class="wrap"><table class="pairs"><thead><tr>']
-    out += [
-        f'<th scope="col"{" class=t" if i < len(text_cols) else ""}>{e(h)}</th>' for i, h in enumerate(head)
-    ]
+    names = {"run", "baseline"}  # wrap anywhere: a name may have no space or hyphen to wrap at
+    kinds = [' class="t name"' if c in names else " class=t" for c in text_cols]
+    out += [f'<th scope="col"{kinds[i] if i < len(kinds) else ""}>{e(h)}</th>' for i, h in enumerate(head)]
     out.append("</tr></thead><tbody>")
     for row in pairs.iter_rows(named=True):
         diff = _num(row["diff"])
         lo, hi = _num(row.get("ci_low")), _num(row.get("ci_high"))
         es = _num(row.get("effect_size"))
         wtl = [row.get(k) for k in ("wins", "ties", "losses")]
-        cells = [f"<td class=t>{e(str(row[c]))}</td>" for c in text_cols]
+        cells = [f"<td{kind}>{e(str(row[c]))}</td>" for kind, c in zip(kinds, text_cols, strict=True)]
         num = [
             "" if row.get("n") is None else e(str(row["n"])),
             "–" if diff is None else f"{diff:+.{digits}f}",
@@ -74,33 +75,53 @@ dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 18px; 
   padding: 10px 16px; background: #f6f8fa; border: 1px solid #d8dee4; border-radius: 6px; font-size: .9em; }
 dl.meta dt { font-weight: 600; color: #57606a; }
 dl.meta dd { margin: 0; overflow-wrap: anywhere; }
-.wrap { overflow-x: auto; }
+.wrap { overflow-x: auto; }  /* a last resort: the tables below wrap to fit the page */
 table { border-collapse: collapse; margin: .4em 0; font-variant-numeric: tabular-nums; font-size: .92em; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding: 4px 0; }
-th, td { padding: 5px 12px; text-align: right; white-space: nowrap; border-bottom: 1px solid #e1e4e8; }
-thead th { border-bottom: 2px solid #1f2328; font-weight: 600; }
+th, td { padding: 4px 8px; text-align: right; white-space: nowrap; border-bottom: 1px solid #e1e4e8; }
+thead th { border-bottom: 2px solid #1f2328; font-weight: 600; white-space: normal; }
 th[scope=row], th.t, td.t { text-align: left; }
+/* text wraps rather than widen the page; run names at a hyphen, or anywhere when they have none */
+th[scope=row], td.t { white-space: normal; }
+th[scope=row], td.name { overflow-wrap: anywhere; min-width: 7em; }
+table.results td { white-space: normal; }
+table.results td .ci { white-space: nowrap; }
 table.results th[scope=row] { font-weight: 600; }
 tbody tr:nth-child(even) { background: #f6f8fa; }
 table.pairs tr.sig { background: #e9f6ec; }
-.letter { color: #57606a; font-weight: 400; }
+.letter { color: #57606a; font-weight: 400; white-space: nowrap; }
 sup.sig { color: #1a7f37; font-weight: 700; margin-left: 1px; }
 .ci { color: #6e7781; font-size: .86em; }
 td.best b { color: #000000; }
 .legend { color: #57606a; font-size: .85em; margin: .2em 0 1em; }
-.figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(500px, 1fr)); gap: 18px 22px; }
-figure { margin: 0; padding: 8px; border: 1px solid #e1e4e8; border-radius: 6px; background: #ffffff; }
+.figs { display: grid; grid-template-columns: repeat(auto-fill, minmax(min(100%, 420px), 1fr));
+  gap: 18px 22px; align-items: start; }
+figure { margin: 0; padding: 8px; border: 1px solid #e1e4e8; border-radius: 6px; background: #ffffff;
+  min-width: 0; }
 figure.wide { grid-column: 1 / -1; }
-figure svg { display: block; width: 100%; height: auto; }
-figcaption { color: #57606a; font-size: .85em; margin-top: 4px; }
+/* a figure at its natural size (the max-width set on each), smaller where the page is narrower */
+figure svg { display: block; width: 100%; height: auto; margin: 0 auto; }
+figcaption { color: #57606a; font-size: .85em; margin-top: 4px; overflow-wrap: anywhere; }
 footer { margin-top: 3em; color: #8c959f; font-size: .8em; }
 """
 
 _SVG_META_RE = re.compile(r"<metadata>.*?</metadata>\s*", re.DOTALL)
 
 
+#: A figure wider than this (CSS px) takes a row of the report's grid to itself.
+_WIDE_PX = 520
+
+
+def _width_px(fig: Figure) -> int:
+    """The figure's natural width in CSS pixels (96 per inch; its SVG's width is in points)."""
+    return math.ceil(fig.get_figwidth() * 96)
+
+
 def _svg(fig: Figure, label: str, prefix: str) -> str:
-    """The figure as an ``<svg>`` element for inlining, its ids prefixed to stay unique in the page."""
+    """The figure as an ``<svg>`` element for inlining, its ids prefixed to stay unique in the page.
+
+    Its ``max-width`` is its natural width: it shrinks with the page, never grows past its size.
+    """
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None})
     text = buf.getvalue()
@@ -109,7 +130,8 @@ def _svg(fig: Figure, label: str, prefix: str) -> str:
     text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{prefix}{m.group(1)}"', text)
     text = re.sub(r"url\(#([^)]+)\)", lambda m: f"url(#{prefix}{m.group(1)})", text)
     text = re.sub(r'href="#([^"]+)"', lambda m: f'href="#{prefix}{m.group(1)}"', text)
-    return text.replace("<svg", f'<svg role="img" aria-label="{html.escape(label)}"', 1)
+    attrs = f'role="img" aria-label="{html.escape(label)}" style="max-width: {_width_px(fig)}px"'
+    return text.replace("<svg", f"<svg {attrs}", 1)
 
 
 def _caption(key: str) -> tuple[str, str]:
@@ -211,8 +233,8 @@ def html_report(
                 parts.append("</div>")
             parts += [f"<h2>{e(sec)}</h2>", '<div class="figs">']
             section = sec
-        label = fig.axes[0].get_title() if fig.axes else key
-        wide = ' class="wide"' if key in {"cutoffs"} else ""
+        label = " ".join(fig.axes[0].get_title().split()) if fig.axes else key  # titles wrap
+        wide = ' class="wide"' if _width_px(fig) > _WIDE_PX else ""
         parts.append(
             f'<figure id="{e(key)}"{wide}>{_svg(fig, label, f"fig{index}-")}'
             f"<figcaption><b>{e(key)}</b>: {e(caption)}</figcaption></figure>"
