@@ -661,3 +661,37 @@ def test_the_entry_points_turn_a_memory_error_into_an_input_error() -> None:
     assert info.value.__cause__ is None
     assert info.value.__suppress_context__
     assert "raise the limit" in str(info.value)
+
+
+def test_under_a_limit_more_partitions_are_tried_before_refusing() -> None:
+    # 2 billion input rows: past 256 partitions each part still holds a share worth trying
+    need = Need(rows=2_000_000_000, width=80_000_000_000)
+    tight = Budget(None, "", int(need.address(1024) / memory.SHARE) + (1 << 20), "RLIMIT_AS, ulimit -v")
+    assert not need.fits(tight, 512)
+    assert memory.choose_partitions(need, tight) == 1024
+    # where free memory alone is short, no more than MAX_PARTITIONS (the system pages)
+    soft = Budget(int(need.resident(1024) / memory.SHARE), "MemAvailable", None, "")
+    assert memory.choose_partitions(need, soft) == memory.MAX_PARTITIONS
+    # and when not even MAX_TRIED fit, the refusal says how many were tried
+    with pytest.raises(rf.InputError, match=r"even 4,096 query partitions need"):
+        memory.choose_partitions(need, Budget(None, "", need.address(None) // 2, "RLIMIT_AS, ulimit -v"))
+
+
+def test_the_estimate_counts_only_the_columns_the_plan_reads(tmp_path) -> None:
+    # a log read as a judged frame: its label is not read as the run, its score not as qrels,
+    # and a column no one asked for (a long text) is not read at all
+    rng = np.random.default_rng(0)
+    n = 2_000
+    log = pl.DataFrame({
+        "query_id": [f"q{i // 20}" for i in range(n)], "doc_id": [f"d{i}" for i in range(n)],
+        "score": rng.random(n), "relevance": rng.integers(0, 2, n),
+    })
+    wide = log.with_columns(note=pl.lit("x" * 200), day=pl.lit("2026-11-20"))
+    plain = memory.estimate(prepare(None, None, ["RR"], judged=log))
+    padded = memory.estimate(prepare(None, None, ["RR"], judged=wide))
+    assert plain is not None
+    assert padded is not None
+    assert padded.width == plain.width
+    by_day = memory.estimate(prepare(None, None, ["RR"], judged=wide, by=["day"]))
+    assert by_day is not None
+    assert by_day.width == plain.width + 2 * n * 16  # the breakdown, both sides

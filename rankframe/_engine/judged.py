@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from rankframe._engine.memory_guard import converts_memory_error
-from rankframe._engine.options import RANK, REL, D, Q, S
+from rankframe._engine.options import REL, D, Q, S
 from rankframe._engine.prepare import _qrels_keys, prepare
 from rankframe._engine.rank import ranked_join
 
@@ -91,5 +91,6 @@ def judged_frame(
     frame = ranked_join(prep.run, prep.qrels, keys, prep.opts, _qrels_keys(prep), scores=True)
     group = [*keys, Q]
     judged = pl.col(REL).is_not_null().any().over(group)
-    keep = judged if complete else judged & pl.col(RANK).is_not_null().any().over(group)
+    # retrieved rows have a score (with no depth, no rank is then computed: nothing reads it)
+    keep = judged if complete else judged & pl.col(S).is_not_null().any().over(group)
     return frame.filter(keep).select(*keys, Q, D, S, REL)

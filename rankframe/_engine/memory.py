@@ -17,11 +17,15 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
   plus the bytes of strings longer than 12, from a sample), one plan's share
   ``V = 2 * bytes + 16 * rows``: a part of ``n`` partitions needs ``64 MiB + 0.05 V + V / n``
   resident and ``1.15 (96 MiB + 0.1 V + V / n)`` of address space (each part scans every input,
-  hence the floor). Calibrated on the benchmark data (1M-10M rows, string and integer ids, 1-128
-  partitions), where it over-states the measured peak by 10-60%; many measures count up to 1.5
-  times, measures comparing rankings twice.
+  hence the floor). Only the columns the plan reads count (a log's label is not read as the
+  run, its score not as the qrels). Calibrated on the benchmark data (1M-10M rows, string and
+  integer ids, 1-128 partitions), where it over-states the measured peak by 10-60%, and on the
+  log scenario's 20M rows (``benchmarks/memory_calibration.py``): 35-100% for one part's
+  address space (the margin that the growth over many parts takes) and 2.3-2.6 times the
+  resident peak; many measures count up to 1.5 times, measures comparing rankings twice.
 - **The decision** (:func:`choose_partitions`): one plan when it fits in 90% of both budgets,
-  else the fewest hash partitions (2, 4, ... 256) whose part fits; when none fits a limit,
+  else the fewest hash partitions (2, 4, ... 256, and under a limit on to 4096 before
+  refusing) whose part fits; when none fits a limit,
   :class:`~rankframe.InputError` before anything runs, naming the ways out (when only free
   memory is short, 256 partitions: the system may page or reclaim).
 - **The largest query** (:func:`largest_query`, one scan of the query ids, only where it may
@@ -59,8 +63,16 @@ if TYPE_CHECKING:
 
 #: The share of a budget a plan may take (the rest: the caller's objects, the output frames).
 SHARE = 0.9
-#: The most hash partitions ``partitions="auto"`` uses (each re-scans the inputs).
+#: The most hash partitions ``partitions="auto"`` uses where it need not (each re-scans the
+#: inputs): past them, only free memory short, it lets the system page or reclaim.
 MAX_PARTITIONS = 256
+#: Under a limit, the most it tries before refusing (a part's share of the rows still falls).
+MAX_TRIED = 4096
+#: Each part's fixed share of one plan's address space (scan buffers of every input, its
+#: decoded row groups). One part's peak measures 3-7% (benchmarks/memory_calibration.py), but
+#: the process's address space grows part after part: 128 parts of the log scenario planned
+#: with 7% at a 1.0 GiB budget aborted after the last one (RESULTS.md). 10% held.
+ADDRESS_FLOOR = 0.1
 #: Rows sampled for the width of string columns.
 SAMPLE = 4096
 MiB = 1 << 20
@@ -336,9 +348,10 @@ class Need:
 
     def address(self, n: int | None = 1) -> int:
         """Address space of the largest of ``n`` query partitions."""
-        # measured: 80 MiB + 7% of one plan + its part; allowed 15% more
+        # measured: 80 MiB + 3-7% of one plan + its part, and growth over many parts
+        # (ADDRESS_FLOOR); allowed 15% more
         part = self._var * (self.share(n) + self._floor)
-        return int(1.15 * (_FIXED_ADDRESS + 0.1 * self._var + part))
+        return int(1.15 * (_FIXED_ADDRESS + ADDRESS_FLOOR * self._var + part))
 
     def fits(self, budget: Budget, n: int | None = 1, share: float = SHARE) -> bool:
         """Whether the largest of ``n`` partitions fits in ``share`` of both budgets."""
@@ -386,15 +399,28 @@ def estimate(prep: Prepared, runs: list[pl.LazyFrame] | None = None) -> Need | N
         return None
 
 
+def _read_columns(lf: pl.LazyFrame, wanted: list[str]) -> pl.LazyFrame:
+    """``lf`` with only the columns the plan reads (those of ``wanted`` it has)."""
+    names = lf.collect_schema().names()
+    return lf.select([c for c in names if c in wanted])
+
+
 def _estimate(prep: Prepared, runs: list[pl.LazyFrame] | None) -> Need:
-    frames = [prep.qrels] if prep.qrels_given else []
+    from rankframe._engine.options import REL, D, Q, S
+
+    qrels_cols = [*prep.keys, Q, D, REL]
+    run_cols = [*prep.keys, Q, D, S, "_order"]
+    if prep.opts.target is not None:
+        run_cols.append(prep.opts.target)
+    frames = [_read_columns(prep.qrels, qrels_cols)] if prep.qrels_given else []
     if prep.pairs is not None:
         frames.append(prep.pairs)
     rows = width = 0
     for lf in frames:
         r, w = _frame_need(lf)
         rows, width = rows + r, width + w
-    sides = [_frame_need(lf) for lf in runs] if runs else [_frame_need(prep.run)]
+    runs = [_read_columns(lf, run_cols) for lf in (runs or [prep.run])]
+    sides = [_frame_need(lf) for lf in runs]
     r, w = max(sides, key=lambda rw: rw[1])
     # many measures keep more columns a row (up to 1.4x for trec_eval's whole catalogue);
     # measures comparing rankings keep sorted copies (about 1.8x)
@@ -429,15 +455,18 @@ def largest_query(prep: Prepared) -> tuple[object, int]:
 def choose_partitions(need: Need, budget: Budget) -> int:
     """The fewest query partitions (1 = one plan) whose largest part fits the budget.
 
-    Raises :class:`~rankframe.InputError` when even :data:`MAX_PARTITIONS` do not fit a
-    limit, naming the largest query when it alone does not. When only the machine's free
+    Raises :class:`~rankframe.InputError` when even :data:`MAX_TRIED` do not fit a limit,
+    naming the largest query when it alone does not. When only the machine's free
     memory is short, returns :data:`MAX_PARTITIONS`, or fewer when the largest query makes
     more of them useless.
     """
     if need.fits(budget):
         return 1
+    # under a limit, more partitions before refusing: slower (each re-scans the inputs) but
+    # each holds less of the rows
+    most = MAX_TRIED if budget.hard else MAX_PARTITIONS
     n = 2
-    while n <= MAX_PARTITIONS:
+    while n <= most:
         if need.fits(budget, n):
             return n
         n *= 2
@@ -448,7 +477,7 @@ def choose_partitions(need: Need, budget: Budget) -> int:
         return n
     from rankframe._errors import InputError
 
-    if need.largest and replace(need, largest=0).fits(budget, MAX_PARTITIONS):
+    if need.largest and replace(need, largest=0).fits(budget, most):
         # not the inputs' size: the query that every partition count leaves whole
         msg = (
             f"Not enough memory to evaluate query {need.largest_id!r}: it holds {need.largest:,} "
@@ -461,8 +490,8 @@ def choose_partitions(need: Need, budget: Budget) -> int:
         raise InputError(msg)
     msg = (
         f"Not enough memory to evaluate {need.rows:,} input rows: one plan needs about "
-        f"{need.describe(budget)} and even {MAX_PARTITIONS} query partitions need "
-        f"{need.describe(budget, MAX_PARTITIONS)} each; this process may still use "
+        f"{need.describe(budget)} and even {most:,} query partitions need "
+        f"{need.describe(budget, most)} each; this process may still use "
         f"{budget.describe()}. Nothing was started. Ways out: raise the limit; evaluate a run "
         "written as Parquet files partitioned by query with partitions='files' (--partitions "
         "files), which holds one file at a time; engine='duckdb' (--engine duckdb), which "
@@ -482,7 +511,7 @@ def partitions_for(prep: Prepared, runs: list[pl.LazyFrame] | None = None) -> tu
         return 1, None  # one plan fits, even were all the rows one query
     if not budget.hard and need.fits(budget):
         return 1, None  # only free memory is short, were there a large query: the system pages
-    choose_partitions(need, budget)  # refuses (nothing scanned) when not even 256 parts fit
+    choose_partitions(need, budget)  # refuses (nothing scanned) when no count fits
     # the largest query, held whole by its group and its partition (a scan of the query ids)
     query, rows = largest_query(prep)
     need = replace(need, largest=min(rows, need.rows), largest_id=query)
@@ -518,11 +547,11 @@ def unlikely_to_fit(prep: Prepared, n: int) -> str | None:
         holding = "one plan, holding" if n == 1 else "the part holding"
         part = f"{holding} query {need.largest_id!r} ({need.largest:,} input rows), needs"
     fewest = None
-    with contextlib.suppress(ValueError):  # InputError: not even 256 partitions fit
+    with contextlib.suppress(ValueError):  # InputError: no count fits
         fewest = choose_partitions(need, budget)
     advice = (
         f" partitions={fewest} (or 'auto') should fit." if fewest
-        else " Not even 256 partitions would: partitions='files' or engine='duckdb' may."
+        else f" Not even {MAX_TRIED:,} partitions would: partitions='files' or engine='duckdb' may."
     )
     return (
         f"partitions={n} may not fit in memory: {part} about {need.describe(budget, n)} "
