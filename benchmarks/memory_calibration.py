@@ -43,22 +43,16 @@ def status():
             out[k] = int(v.split()[0]) * 1024
     return out
 
-cols = dict(query_id="session", doc_id="item", relevance="click", score="model_score")
-qc = {k: cols[k] for k in ("query_id", "doc_id", "relevance")}
-rc = {k: cols[k] for k in ("query_id", "doc_id", "score")}
-src = args["data"]
-kw = dict(measures=args["measures"], by=args["by"], per_query=False)
-if args["form"] == "judged":
-    inputs = dict(judged=src, qrels_columns=qc, run_columns=rc)
-else:
-    inputs = dict(qrels=src, run=src, qrels_columns=qc, run_columns=rc)
-given = {k: inputs.pop(k) for k in ("qrels", "run") if k in inputs}
-n = args["parts"]
-q, r = given.get("qrels"), given.get("run")
+qc = {"query_id": "session", "doc_id": "item", "relevance": "click"}
+rc = {"query_id": "session", "doc_id": "item", "score": "model_score"}
+src, n = args["data"], args["parts"]
+# the log as a judged frame, or the same files as qrels and as run
+q, r, judged = (None, None, src) if args["form"] == "judged" else (src, src, None)
+inputs = dict(judged=judged, by=args["by"], qrels_columns=qc, run_columns=rc)
 before = status()  # after the imports: the evaluation's whole peak counts, its checks' scans too
-rf.evaluate(q, r, **inputs, **kw, partitions=None if n == 1 else n)
+rf.evaluate(q, r, args["measures"], **inputs, per_query=False, partitions=None if n == 1 else n)
 after = status()
-need = memory.estimate(prepare(q, r, measures=args["measures"], by=args["by"], **inputs))
+need = memory.estimate(prepare(q, r, args["measures"], **inputs))
 print(json.dumps({
     "address": after["VmPeak"] - before["VmSize"], "resident": after["VmHWM"] - before["VmRSS"],
     "est_address": need.address(n), "est_resident": need.resident(n),

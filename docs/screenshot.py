@@ -43,14 +43,20 @@ _MEASURE = (
 _HEIGHT_RE = re.compile(r"PAGEHEIGHT:(\d+):")
 
 
-def find_chromium() -> str:
-    """Path of the Chromium binary, or exit with a message that says how to install it."""
+def chromium_path() -> str | None:
+    """Path of the Chromium binary (on PATH, or Debian's /usr/bin/chromium); None without one."""
     for name in ("chromium", "chromium-browser", "google-chrome", "chrome"):
         path = shutil.which(name)
         if path:
             return path
-    if Path("/usr/bin/chromium").exists():
-        return "/usr/bin/chromium"
+    return "/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None
+
+
+def find_chromium() -> str:
+    """Path of the Chromium binary, or exit with a message that says how to install it."""
+    path = chromium_path()
+    if path:
+        return path
     sys.exit("error: Chromium not found; install it (Debian: apt-get install -y chromium) or put it on PATH.")
 
 

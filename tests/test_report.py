@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import html.parser
+import importlib.util
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import polars as pl
@@ -19,6 +20,20 @@ from rankframe._compare.html_report import html_report
 from rankframe._compare.tables import format_table
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def screenshot_module() -> ModuleType:
+    """``docs/screenshot.py`` (headless Chromium: finding it, page heights, screenshots)."""
+    path = ROOT / "docs" / "screenshot.py"
+    spec = importlib.util.spec_from_file_location("rankframe_docs_screenshot", path)
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CHROMIUM = screenshot_module().chromium_path()
 DATA = ROOT / "data"
 QRELS = DATA / "qrels.dl19-passage.txt"
 MEASURES = ["nDCG@10", "AP", "RR"]
@@ -493,7 +508,7 @@ def test_html_report_groups_and_default_meta(frames):
 
 
 @pytest.mark.skipif(
-    not (shutil.which("chromium") or Path("/usr/bin/chromium").exists()), reason="chromium is not installed"
+    CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)"
 )
 def test_screenshot_script(frames, tmp_path):
     pytest.importorskip("matplotlib")

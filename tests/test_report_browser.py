@@ -15,11 +15,9 @@ Chromium is Debian's ``chromium`` package; without it the module is skipped.
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import os
 import re
-import shutil
 import tempfile
 from pathlib import Path
 from types import ModuleType
@@ -28,9 +26,8 @@ import numpy as np
 import pytest
 
 import rankframe as rf
-from tests.test_report import QRELS, ROOT, eight_runs, long_name_runs
+from tests.test_report import CHROMIUM, QRELS, ROOT, eight_runs, long_name_runs, screenshot_module
 
-CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)"
 )
@@ -80,19 +77,9 @@ _PROBE = """<script>document.addEventListener('DOMContentLoaded', function () {
 _LAYOUT_RE = re.compile(r"LAYOUT:(\{.*?\}):LAYOUT", re.DOTALL)  # not the script's own text
 
 
-def _screenshot_module() -> ModuleType:
-    path = ROOT / "docs" / "screenshot.py"
-    spec = importlib.util.spec_from_file_location("rankframe_docs_screenshot", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 @pytest.fixture(scope="module")
 def shots() -> ModuleType:
-    return _screenshot_module()
+    return screenshot_module()
 
 
 @pytest.fixture(scope="module")

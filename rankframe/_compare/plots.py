@@ -122,13 +122,21 @@ def _lines(text: str) -> int:
     return text.count("\n") + 1
 
 
+def _extra_height(texts: Sequence[str], size: float, leading: float = 1.25) -> float:
+    """Inches that the lines of the tallest of ``texts`` take beyond its first."""
+    return (max(map(_lines, texts)) - 1) * size * leading / 72
+
+
 def _legend_below(
-    fig: Figure, handles: Sequence[Any], labels: Sequence[str], *, title: str | None = None
+    fig: Figure, handles: Sequence[Any], labels: Sequence[str] | None = None, *, title: str | None = None
 ) -> float:
     """A figure legend under the axes, in as many columns as fit its width; its height in inches.
 
-    Labels wider than the figure are wrapped. Entries fill columns first, as matplotlib's do.
+    ``labels``: the handles' own by default. Labels wider than the figure are wrapped. Entries
+    fill columns first, as matplotlib's do.
     """
+    if labels is None:
+        labels = [h.get_label() for h in handles]
     size = _LEGEND_SIZE
     em = size / 72
     width = fig.get_figwidth() - 4 * em  # borderpad and a margin on each side
@@ -277,9 +285,8 @@ def _diff_figure(
         note = f"W/T/L {wins}/{ties}/{losses}, p adj. = {_fmt_p(p)}"
         if sig is not None:
             note += " (significant)" if sig else " (not significant)"
-    legend = _legend_below(fig, handles, [h.get_label() for h in handles], title=note)
-    title_height = (_lines(title) - 1) * _TITLE_SIZE * 1.25 / 72
-    fig.set_size_inches(_WIDTH, 3.3 + title_height + legend + max(0.0, ids_height))
+    legend = _legend_below(fig, handles, title=note)
+    fig.set_size_inches(_WIDTH, 3.3 + _extra_height([title], _TITLE_SIZE) + legend + max(0.0, ids_height))
     return fig
 
 
@@ -366,10 +373,9 @@ def _dist_figure(
     _title(ax, title)
     ax.set_xlabel("run")
     ax.set_ylabel(_wrap(measure, _AXES_HEIGHT, _LABEL_SIZE))
-    legend = _legend_below(fig, handles, [h.get_label() for h in handles])
-    ticks_height = (max(map(_lines, ticks)) - 1) * _TICK_SIZE * 1.2 / 72
-    title_height = (_lines(title) - 1) * _TITLE_SIZE * 1.25 / 72
-    fig.set_size_inches(width, 3.3 + ticks_height + title_height + legend)
+    legend = _legend_below(fig, handles)
+    extra = _extra_height(ticks, _TICK_SIZE, 1.2) + _extra_height([title], _TITLE_SIZE)
+    fig.set_size_inches(width, 3.3 + extra + legend)
     return fig
 
 

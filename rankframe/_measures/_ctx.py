@@ -301,6 +301,15 @@ class Ctx:
         ranks = self.rank.filter(hit).sort().cast(pl.Int64)
         return ranks, pl.int_range(1, ranks.len() + 1, dtype=pl.Int64)
 
+    def first_hit_rank(self, rel: int | None = None, cutoff: int | None = None) -> pl.Expr:
+        """The rank of the first relevant retrieved document (within ``cutoff``); null if none."""
+        if self.order is not None:  # inline: one sort (see order)
+            return self.hit_ranks(rel, cutoff)[0].first()
+        hit = self.relevant(rel) & self.retrieved
+        if cutoff is not None:
+            hit = hit & (self.rank <= cutoff).fill_null(False)
+        return self.rank.filter(hit).min()
+
     def hit_rank_lists(self, rel: int | None = None) -> tuple[pl.Expr, pl.Expr]:
         """:meth:`hit_ranks` as list columns for the arithmetic after the planner's group_by.
 

@@ -57,13 +57,7 @@ class RR(Measure):
 
     def expr(self, ctx: Ctx) -> pl.Expr:
         """Return the per-query expression."""
-        if ctx.order is not None:  # inline: one sort (see Ctx.order)
-            first = ctx.hit_ranks(self.rel, self.cutoff)[0].first()
-            return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
-        hit = ctx.relevant(self.rel) & ctx.retrieved
-        if self.cutoff is not None:
-            hit = hit & (ctx.rank <= self.cutoff).fill_null(False)
-        first = ctx.rank.filter(hit).min()
+        first = ctx.first_hit_rank(self.rel, self.cutoff)
         return (1.0 / first.cast(pl.Float64)).fill_null(0.0)
 
     def sql(self, q: SqlCtx) -> str:
