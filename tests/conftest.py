@@ -42,6 +42,10 @@ settings.register_profile("thorough", max_examples=500, **_COMMON)
 settings.register_profile("lowest", max_examples=4, derandomize=True, **_COMMON)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+#: The peers' vendored test suites are run by tests/peer_suites.py against the drop-ins, in a
+#: subprocess with the import redirected: never collected here (they import the real libraries)
+collect_ignore_glob = ["data/*"]
+
 _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)  # after site-packages: the installed rankframe stays the one imported
