@@ -14,6 +14,7 @@ test by name, and that no test of the suite went missing.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -82,7 +83,7 @@ def run_unittest_script(library: str, scratch: Path, script: str) -> dict[str, s
     outcomes: dict[str, str] = {}
     for name, result in re.findall(r"^(test\S*) \(.*?\) \.\.\. (\w+)", done.stderr, re.MULTILINE):
         outcomes[name] = {"ok": "passed", "FAIL": "failed", "ERROR": "error"}.get(result, result)
-    for kind, name, detail in re.findall(
+    for _kind, name, detail in re.findall(
         r"^(FAIL|ERROR): (test\S*) .*?\n-+\n(.*?)(?=\n=+\n|\n-+\nRan )", done.stderr,
         re.MULTILINE | re.DOTALL,
     ):
@@ -91,6 +92,23 @@ def run_unittest_script(library: str, scratch: Path, script: str) -> dict[str, s
         msg = f"{script} ran no test:\n{done.stdout}\n{done.stderr}"
         raise RuntimeError(msg)
     return outcomes
+
+
+def changed_files(library: str) -> list[str]:
+    """The suite's files whose SHA-256 differs from ``tests/data/SHA256SUMS`` (or are not listed).
+
+    The sums were taken from the upstream files: an empty list means the copy is unmodified.
+    """
+    data = SUITES.parent
+    listed = dict(
+        reversed(line.split(maxsplit=1)) for line in (data / "SHA256SUMS").read_text().splitlines()
+    )
+    changed = []
+    for path in sorted((SUITES / library).rglob("*")):
+        name = path.relative_to(data).as_posix()
+        if path.is_file() and listed.get(name) != hashlib.sha256(path.read_bytes()).hexdigest():
+            changed.append(name)
+    return changed
 
 
 def _junit_outcomes(report: Path) -> dict[str, str]:

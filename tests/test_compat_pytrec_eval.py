@@ -8,12 +8,8 @@ evaluators per example batch the measures: every default (``all_trec``) and smal
 parameters (``P.1,2,3``...). The query set, the labels and their order must be pytrec_eval's;
 values equal to 1e-12.
 
-Values not compared, each for a documented reason (the module's docstring):
-
-* ``iprec_at_recall`` and ``11pt_avg`` where trec_eval 9's recall cutoff ``(long)(x*R + 0.9)``
-  differs from trec_eval 10's ``round(x*R)``, which rankframe follows
-  (``test_recall_cutoff_rounding_is_trec_eval_10s``, a strict xfail, shows one);
-* the same two on an empty ranking (``{}``, or emptied by ``judged_docs_only_flag``): trec_eval 9
+Values not compared, for a documented reason (the module's docstring): ``iprec_at_recall`` and
+``11pt_avg`` on an empty ranking (``{}``, or emptied by ``judged_docs_only_flag``): trec_eval 9
   divides 0 by 0 and pytrec_eval returns NaN or 0 depending on memory left by earlier calls;
   rankframe returns 0 (``test_empty_ranking_scores_zero_in_iprec``).
 
@@ -110,31 +106,13 @@ def both(c: dict[str, Any], measures: set[str]) -> tuple[dict, dict]:
     return theirs, ours
 
 
-def lround(x: float) -> int:
-    """C's lround for x >= 0: halves away from zero."""
-    f = math.floor(x)
-    return f + 1 if x - f >= 0.5 else f
-
-
-def recall_levels(label: str) -> tuple[float, ...] | None:
-    """The recall levels a label's value depends on, for the measures whose rounding changed."""
-    if label.startswith("iprec_at_recall_"):
-        return (float(label.rsplit("_", 1)[1]),)
-    if label == "11pt_avg":
-        return (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 0.5, 1.0)  # both specs' levels
-    return None
-
-
 def comparable(c: dict[str, Any], qid: str, label: str) -> bool:
-    levels = recall_levels(label)
-    if levels is None:
+    """False for iprec_at_recall and 11pt_avg on an empty ranking (trec_eval 9: 0/0)."""
+    if not label.startswith(("iprec_at_recall_", "11pt_avg")):
         return True
     judged = c["qrels"][qid]
     ranked = [d for d in c["run"][qid] if not c["judged_only"] or judged.get(d, -1) >= 0]
-    if not ranked:
-        return False  # trec_eval 9: 0/0, NaN or memory garbage
-    num_rel = sum(r >= c["relevance_level"] for r in judged.values())
-    return all(int(x * num_rel + 0.9) == lround(x * num_rel) for x in levels)
+    return bool(ranked)  # NaN or memory garbage in pytrec_eval
 
 
 def assert_same(c: dict[str, Any], theirs: dict, ours: dict) -> None:
@@ -296,14 +274,39 @@ def test_readers_and_aggregation_are_pytrec_evals() -> None:
 
 
 # ----------------------------------------------------------------------------- documented deviations
-@pytest.mark.xfail(strict=True, reason="rankframe rounds the recall cutoff as trec_eval 10: round(x*R)")
-def test_recall_cutoff_rounding_is_trec_eval_10s() -> None:
+# ----------------------------------------------------------------------------- trec_eval 9's rounding
+@pytest.mark.parametrize("spec", ["iprec_at_recall.0.7", "11pt_avg.0.7"])
+def test_recall_cutoff_rounding_is_trec_eval_9s(spec: str) -> None:
     # rel = 1, 0, 0, 1 and R = 2; precision 1/1 at the first relevant document, 2/4 at the second.
     # x = 0.7: trec_eval 9 needs (long)(1.4 + 0.9) = 2 relevant documents (IPrec 2/4 = 0.5),
-    # trec_eval 10 lround(1.4) = 1 (IPrec max(1/1, 2/4) = 1.0)
+    # trec_eval 10 lround(1.4) = 1 (IPrec max(1/1, 2/4) = 1.0), which rf.evaluate keeps
     c = case({"q1": {"a": 1, "d": 1}}, {"q1": {"a": 4.0, "b": 3.0, "c": 2.0, "d": 1.0}})
-    theirs, ours = both(c, {"iprec_at_recall.0.7"})
+    theirs, ours = both(c, {spec})
     assert ours == theirs
+    assert next(iter(ours["q1"].values())) == 0.5
+    import polars as pl
+
+    import rankframe as rf
+
+    qrels = pl.DataFrame({"query_id": ["q1", "q1"], "doc_id": ["a", "d"], "relevance": [1, 1]})
+    run = pl.DataFrame({"query_id": ["q1"] * 4, "doc_id": list("abcd"), "score": [4.0, 3.0, 2.0, 1.0]})
+    assert rf.evaluate(qrels, run, ["IPrec@0.7"])["value"].to_list() == [1.0]
+
+
+def test_no_measure_gives_each_judged_topic_an_empty_dict() -> None:
+    qrels = {"q1": {"a": 0, "b": 1}, "q2": {"b": 1}, "q3": {}}
+    run = {"q2": {}, "q9": {"a": 1.0}, "q1": {"a": 1.0}, "q3": {"a": 1.0}}
+    for measures in (set(), {}, []):
+        for q, r in ((qrels, run), (qrels, {}), ({}, run)):
+            expected = pytrec_eval.RelevanceEvaluator(q, measures).evaluate(r)
+            assert compat.RelevanceEvaluator(q, measures).evaluate(r) == expected
+    assert compat.RelevanceEvaluator(qrels, set()).evaluate(run) == {"q2": {}, "q1": {}}
+
+
+def test_a_dict_of_measures_is_its_keys() -> None:
+    qrels, run = {"q1": {"a": 1}}, {"q1": {"a": 1.0, "b": 2.0}}
+    expected = pytrec_eval.RelevanceEvaluator(qrels, {"map": 1, "P.1": 0}).evaluate(run)
+    assert compat.RelevanceEvaluator(qrels, {"map": 1, "P.1": 0}).evaluate(run) == expected
 
 
 def test_empty_ranking_scores_zero_in_iprec() -> None:

@@ -28,7 +28,8 @@ MEASURES = [
     # IPrec: the eleven levels, a graded level, levels out of [0, 1], the averages
     "iprec_at_recall", "IPrec(rel=2)@0.5", "IPrec@-0.5", "IPrec@1.5", "IPrec@0.25",
     "IPrecAvg", "IPrecAvg(rel=2)", "IPrecAvg(recall=(0.5,0.9,0.1,0.0))", "IPrecAvg(recall=(0.3,0.7))",
-    "IPrecAvg(recall=(1.0,0.8,0.6))", "Bpref(rel=-1)", "infAP(rel=-1)",
+    "IPrecAvg(recall=(1.0,0.8,0.6))", "IPrec(rounding='trec_eval9')@0.7",
+    "IPrecAvg(rounding='trec_eval9')", "Bpref(rel=-1)", "infAP(rel=-1)",
     # set measures
     "SetP", "SetP(relative=True)", "SetRelP", "SetR", "SetR(rel=2)", "SetAP", "SetF",
     "SetF(beta=0.5)", "SetF(rel=2,beta=2.0)", "NumNonRelJudgedRet", "NumNonRelJudgedRet(rel=2)",

@@ -23,6 +23,12 @@ if TYPE_CHECKING:
     from rankframe._measures._sql import SqlCtx
 
 ELEVEN_POINTS = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: How a recall level ``x`` becomes a number of relevant documents: ``round(x R)`` half away
+#: from zero (trec_eval 10) or ``floor(x R + 0.9)`` (trec_eval 9, so pytrec_eval).
+ROUNDINGS = ("nearest", "trec_eval9")
+ROUNDING = Param(
+    "rounding", "str", "nearest", (lambda v: v in ROUNDINGS, "one of 'nearest', 'trec_eval9'")
+)
 
 
 def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
@@ -44,13 +50,17 @@ def _curve(ctx: Ctx, rel: int | None) -> tuple[pl.Expr, pl.Expr, pl.Expr]:
     )
 
 
-def _recall_docs(num_rel: pl.Expr, level: float) -> pl.Expr:
-    """The recall level as a number of relevant documents, rounded half away from zero."""
+def _recall_docs(num_rel: pl.Expr, level: float, rounding: str = "nearest") -> pl.Expr:
+    """The recall level as a number of relevant documents (:data:`ROUNDINGS`)."""
     target = pl.lit(level) * num_rel.cast(pl.Float64)
-    return target.round(0, mode="half_away_from_zero").clip(-(2.0**62), 2.0**62).cast(pl.Int64)
+    if rounding == "trec_eval9":
+        docs = (target + 0.9).floor()
+    else:
+        docs = target.round(0, mode="half_away_from_zero")
+    return docs.clip(-(2.0**62), 2.0**62).cast(pl.Int64)
 
 
-def _recall_docs_sql(q: SqlCtx, rel: int | None, level: float) -> str:
+def _recall_docs_sql(q: SqlCtx, rel: int | None, level: float, rounding: str = "nearest") -> str:
     """:func:`_recall_docs` as a per-query judgment statistic (an aggregate of R), by alias.
 
     A whole-valued double (what it is compared with is whole). ``level * R`` is the same
@@ -62,6 +72,8 @@ def _recall_docs_sql(q: SqlCtx, rel: int | None, level: float) -> str:
     """
     num_rel = f"SUM(CASE WHEN {q.relevant(rel)} THEN 1 ELSE 0 END)"
     target = f"LEAST({lit(level)} * CAST({num_rel} AS DOUBLE), {lit(2.0**62)})"
+    if rounding == "trec_eval9":
+        return q.row_stat(f"FLOOR({target} + 0.9)")
     return q.row_stat(
         f"FLOOR({target}) + CASE WHEN {target} - FLOOR({target}) >= 0.5 THEN 1.0 ELSE 0.0 END"
     )
@@ -93,6 +105,10 @@ class IPrec(Measure):
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
     judged_only : bool
         Drop unjudged documents from the ranking first (trec_eval ``-J``).
+    rounding : {'nearest', 'trec_eval9'}
+        How :math:`k` is rounded (below): ``'nearest'`` (trec_eval 10, the default) or
+        ``'trec_eval9'``, :math:`\lfloor xR + 0.9 \rfloor` (trec_eval 9 and pytrec_eval, whose
+        drop-in :mod:`rankframe.compat.pytrec_eval` uses it).
 
     Notes
     -----
@@ -103,7 +119,7 @@ class IPrec(Measure):
         IPrec@x = \max_{j \ge \max(k, 1)} \frac{j}{r_j}, \qquad k = \mathrm{round}(x R)
 
     rounding half away from zero (trec_eval 10; trec_eval 9 used :math:`\lfloor xR + 0.9
-    \rfloor`, so values may differ from it and from pytrec_eval). This is the maximum precision
+    \rfloor`: ``rounding='trec_eval9'``). This is the maximum precision
     at any rank at or below the one where recall :math:`k/R` is reached. When the level is
     never reached (:math:`k > K`) the query scores 0, as it does when nothing relevant is
     retrieved. An empty ranking (a query scored by ``complete``, or emptied by
@@ -134,6 +150,7 @@ class IPrec(Measure):
         Param("cutoff", "float", None, (math.isfinite, "a finite float")),
         Param("rel", "int", None),
         JUDGED_ONLY,
+        ROUNDING,
     )
 
     def validate(self) -> None:
@@ -151,12 +168,12 @@ class IPrec(Measure):
         recall levels of trec_eval's default output share one curve.
         """
         curve, found, num_rel = _curve(ctx, self.rel)
-        k = _recall_docs(num_rel, self.cutoff)
+        k = _recall_docs(num_rel, self.cutoff, self.rounding)
         return curve.list.get(k.clip(1, found + 1) - 1)
 
     def sql(self, q: SqlCtx) -> str:
         """Return the per-query value as SQL."""
-        return _at_level_sql(q, self.rel, _recall_docs_sql(q, self.rel, self.cutoff))
+        return _at_level_sql(q, self.rel, _recall_docs_sql(q, self.rel, self.cutoff, self.rounding))
 
 
 @register
@@ -169,6 +186,8 @@ class IPrecAvg(Measure):
         The recall levels, default the eleven points 0.0, 0.1, ..., 1.0.
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+    rounding : {'nearest', 'trec_eval9'}
+        How each level becomes a number of documents (see :class:`IPrec`).
 
     Notes
     -----
@@ -207,6 +226,7 @@ class IPrecAvg(Measure):
             (lambda v: len(v) > 0 and all(math.isfinite(x) for x in v), "a non-empty tuple of floats"),
         ),
         Param("rel", "int", None),
+        ROUNDING,
     )
 
     HITS_ONLY = True
@@ -233,14 +253,15 @@ class IPrecAvg(Measure):
         level = ctx.level(self.rel)
         walk = tuple(reversed(self.recall))
         for i, x in enumerate(walk):
-            k = _recall_docs(num_rel, x)
+            k = _recall_docs(num_rel, x, self.rounding)
             after_skipped = skipped
-            skipped = ctx.derived(f"iprec_skipped_{level}_{walk[: i + 1]}", skipped & (k > found))
+            name = f"{level}_{self.rounding}_{walk[: i + 1]}"
+            skipped = ctx.derived(f"iprec_skipped_{name}", skipped & (k > found))
             in_order = k >= 1
             if previous is not None:
                 in_order = in_order & (after_skipped | (k <= previous))
             matched = ctx.derived(
-                f"iprec_matched_{level}_{walk[: i + 1]}", matched & (skipped | in_order)
+                f"iprec_matched_{name}", matched & (skipped | in_order)
             )
             at_level = curve.list.get(k.clip(1, found + 1) - 1)
             value = pl.when(skipped).then(0.0).when(matched).then(at_level).otherwise(best)
@@ -253,7 +274,7 @@ class IPrecAvg(Measure):
         found = q.num_rel_ret(self.rel)
         best = _at_level_sql(q, self.rel, "1.0")
         # flat conjunctions of short aliases: nested, each level would repeat the earlier ones
-        ks = [_recall_docs_sql(q, self.rel, x) for x in reversed(self.recall)]
+        ks = [_recall_docs_sql(q, self.rel, x, self.rounding) for x in reversed(self.recall)]
         skipped = [" AND ".join(f"{k} > {found}" for k in ks[: i + 1]) for i in range(len(ks))]
         ok = []  # per level: skipped, or in order after the level before
         total = []

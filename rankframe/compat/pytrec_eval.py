@@ -24,11 +24,14 @@ pytrec_eval's semantics, each reproduced:
   a non-positive relevance level) and ``ValueError`` for an unsupported measure, with
   pytrec_eval's messages.
 
-Where the values differ, on purpose (rankframe follows trec_eval 10 there):
-
 * ``iprec_at_recall`` and ``11pt_avg`` turn the recall level ``x`` into a number of relevant
-  documents with ``round(x * R)`` (trec_eval 10), not ``(long)(x * R + 0.9)`` (trec_eval 9):
-  values differ where those two differ (``x = 0.1, R = 2``: 0 vs 1 document).
+  documents as trec_eval 9 does, ``(long)(x * R + 0.9)`` (``IPrec(rounding='trec_eval9')``),
+  where :func:`rankframe.evaluate` follows trec_eval 10's ``round(x * R)``: the two differ
+  where those differ (``x = 0.1, R = 2``: 1 vs 0 document).
+* No measure (``set()``, ``{}``): each of the run's judged queries maps to ``{}``.
+
+Where the values differ, on purpose:
+
 * On an empty ranking (``{"q1": {}}``, or one that ``judged_docs_only_flag`` empties) those two
   measures are 0; trec_eval 9 divides 0 by 0 there and pytrec_eval returns NaN or, depending on
   memory left by earlier calls, 0.
@@ -85,6 +88,8 @@ _ORDER = {name: i for i, name in enumerate((
 ))}
 #: Labels pytrec_eval reports as 0.0: their values are strings in trec_eval.
 _NOT_NUMERIC = ("runid", "relstring")
+#: Their recall levels become numbers of documents with trec_eval 9's rounding.
+_ROUNDED = ("iprec_at_recall", "11pt_avg")
 #: Per query, pytrec_eval keeps the log of these (floored at 1e-5), and averages the logs.
 _LOGGED = ("gm_map", "gm_bpref")
 
@@ -233,11 +238,14 @@ def _labelled(base: str, params: set[str]) -> list[tuple[str, Measure | None]]:
     if base in _NOT_NUMERIC:
         return [(base, None)]
     if not params or _takes_no_parameters(base):
-        return parse_trec(base)
-    pairs = parse_trec(f"{base}.{','.join(sorted(params))}")
-    if [label for label, _ in parse_trec(base)] == [base]:
-        # one value, printed under the bare name whatever the parameters (trec_eval 9)
-        return [(base, measure) for _, measure in pairs]
+        pairs = parse_trec(base)
+    else:
+        pairs = parse_trec(f"{base}.{','.join(sorted(params))}")
+        if [label for label, _ in parse_trec(base)] == [base]:
+            # one value, printed under the bare name whatever the parameters (trec_eval 9)
+            pairs = [(base, measure) for _, measure in pairs]
+    if base in _ROUNDED:
+        pairs = [(label, measure.replace(rounding="trec_eval9")) for label, measure in pairs]
     return pairs
 
 
@@ -291,11 +299,7 @@ class RelevanceEvaluator:
         relevance_level: int = 1,
         judged_docs_only_flag: bool = False,
     ) -> None:
-        if (
-            not isinstance(query_relevance, Mapping)
-            or not isinstance(relevance_level, int)
-            or isinstance(measures, Mapping)
-        ):
+        if not isinstance(query_relevance, Mapping) or not isinstance(relevance_level, int):
             msg = "Expected object_relevance_per_qid dictionary and measures set."
             raise TypeError(msg)
         if relevance_level <= 0:
@@ -311,6 +315,7 @@ class RelevanceEvaluator:
         # pytrec_eval drops the topics without judgments (its issue 57)
         judged = {q: docs for q, docs in query_relevance.items() if docs}
         self._qrels = _read_checked(judged, REL) if judged else None
+        self._topics = frozenset(judged)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """Evaluate one run: ``{query_id: {label: value}}`` for its judged topics.
@@ -339,6 +344,8 @@ class RelevanceEvaluator:
             return {}
         run = _read_checked(scores, S)
         measures = [m for m in self._measures.values() if m is not None]
+        if not measures:  # nothing to compute: the judged topics, each with its string labels
+            return {q: dict.fromkeys(self._labels, 0.0) for q in scores if q in self._topics}
         wide = per_query_wide(
             self._qrels, run, run_queries(scores, run), measures, relevance_level=self._relevance_level,
             judged_only=self._judged_only, score_dtype="float32",
