@@ -33,6 +33,7 @@ BOUNDED_0_1 = set(
     AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
     FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
     IntraListDiversity APLT Serendipity UserCoverage
+    BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
     """.split()
 )
 #: Families outside [0, 1], and why; they must still be >= 0 unless listed in SIGNED.
