@@ -457,6 +457,7 @@ def test_aliases_and_spellings_are_ir_measures() -> None:
         assert compat.calc_aggregate([ours], SUITE_QRELS, SUITE_RUN)[ours] == pytest.approx(
             im.calc_aggregate([theirs], SUITE_QRELS, SUITE_RUN)[theirs], rel=1e-12
         ), name
+    assert list(compat.calc_aggregate(["MAP", "NDCG@10"], SUITE_QRELS, SUITE_RUN)) == ["MAP", "NDCG@10"]
     # regression: parse_measure('SetRelP') was rankframe's SetRelP family, not the object exported
     assert compat.parse_measure("SetRelP") in compat.calc_aggregate([compat.SetRelP], SUITE_QRELS, SUITE_RUN)
     # the objects are rankframe's measures too: equal and hashed alike, either keys a result

@@ -72,11 +72,13 @@ def measure_pairs(measures: Iterable[Any] | Any) -> list[tuple[Hashable, Any]]:
         measures = [measures]
     pairs: dict[Hashable, Any] = {}
     for given in measures:
-        if isinstance(given, str) and len(rf.parse_measure(given)) > 1:
-            for m in parse_trec_measure(given):
-                pairs.setdefault(m, m)
-        else:
+        try:
             pairs.setdefault(given, parse_one(given))
+        except MeasureError:
+            if not isinstance(given, str) or len(rf.parse_measure(given)) < 2:
+                raise
+            for m in parse_trec_measure(given):  # a trec_eval list ("ndcg_cut.5,10")
+                pairs.setdefault(m, m)
     if not pairs:
         msg = "No measures were requested. Pass at least one, e.g. [nDCG@10, AP]."
         raise MeasureError(msg)
