@@ -56,14 +56,18 @@ im = ir_measures
 #: judged_only=True where rankframe has it.
 COMPARED: dict[str, list[Any]] = {
     "P": [im.P @ 1, im.P @ 3, im.P(rel=2) @ 2, im.P(judged_only=True) @ 3],
-    "RR": [im.RR, im.RR(rel=2), im.RR @ 1, im.RR @ 3, im.RR(rel=2) @ 5],
+    "RR": [im.RR, im.RR(rel=2), im.RR @ 1, im.RR @ 3, im.RR(rel=2) @ 5, im.RR(judged_only=True)],
     "Rprec": [im.Rprec, im.Rprec(rel=2), im.Rprec(judged_only=True)],
-    "AP": [im.AP, im.AP @ 3, im.AP(rel=2)],
+    "AP": [im.AP, im.AP @ 3, im.AP(rel=2), im.AP(judged_only=True), im.AP(judged_only=True) @ 3],
     "nDCG": [
-        im.nDCG, im.nDCG @ 3, im.nDCG(judged_only=True) @ 5, im.nDCG(gains={0: 0, 1: 1, 2: 5, 3: 2}),
-        im.nDCG(dcg="exp-log2") @ 2, im.nDCG(dcg="exp-log2") @ 10,
+        im.nDCG,
+        im.nDCG @ 3,
+        im.nDCG(judged_only=True) @ 5,
+        im.nDCG(gains={0: 0, 1: 1, 2: 5, 3: 2}),
+        im.nDCG(dcg="exp-log2") @ 2,
+        im.nDCG(dcg="exp-log2") @ 10,
     ],
-    "R": [im.R @ 1, im.R @ 3],
+    "R": [im.R @ 1, im.R @ 3, im.R(judged_only=True) @ 3],
     "Bpref": [im.Bpref, im.Bpref(rel=2)],
     "infAP": [im.infAP, im.infAP(rel=2)],
     "NumRet": [im.NumRet, im.NumRet(rel=2), im.NumRelRet],
@@ -79,23 +83,44 @@ COMPARED: dict[str, list[Any]] = {
     "Judged": [im.Judged @ 1, im.Judged @ 3, im.Judged @ 10],
 }
 #: ir_measures' aliases of compared measures (the same classes).
-ALIASES = {"MAP": "AP", "MRR": "RR", "NDCG": "nDCG", "Precision": "P", "Recall": "R", "RPrec": "Rprec",
-           "BPref": "Bpref", "NumRelRet": "NumRet", "SetRelP": "SetP"}
+ALIASES = {
+    "MAP": "AP",
+    "MRR": "RR",
+    "NDCG": "nDCG",
+    "Precision": "P",
+    "Recall": "R",
+    "RPrec": "Rprec",
+    "BPref": "Bpref",
+    "NumRelRet": "NumRet",
+    "SetRelP": "SetP",
+}
 #: Every other name in ir_measures' registry, and why it is not compared.
 NOT_COMPARED = {
     "RBP": "rankframe has it; ir_measures computes it with cwl_eval only, which is not installed",
     "Accuracy": "rankframe lacks it (accuracy provider)",
     "Compat": "rankframe lacks it (compat provider)",
     **dict.fromkeys(
-        ["AP_IA", "ERR_IA", "MAP_IA", "P_IA", "StRecall", "alpha_DCG", "alpha_nDCG", "nERR_IA", "NRBP",
-         "nNRBP", "α_DCG", "α_nDCG"],
+        [
+            "AP_IA",
+            "ERR_IA",
+            "MAP_IA",
+            "P_IA",
+            "StRecall",
+            "alpha_DCG",
+            "alpha_nDCG",
+            "nERR_IA",
+            "NRBP",
+            "nNRBP",
+            "α_DCG",
+            "α_nDCG",
+        ],
         "diversity measures: rankframe lacks them (pyndeval provider, not installed)",
     ),
-    **dict.fromkeys(["BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG"],
-                    "rankframe lacks them (cwl_eval provider, not installed)"),
+    **dict.fromkeys(
+        ["BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG"],
+        "rankframe lacks them (cwl_eval provider, not installed)",
+    ),
 }
-#: Variants ir_measures has and rankframe lacks (rankframe raises MeasureError).
-NOT_IN_RANKFRAME = [im.AP(judged_only=True), im.RR(judged_only=True), im.R(judged_only=True) @ 3]
 #: Tolerances: gdeval prints %.5f.
 GDEVAL = {str(m) for m in [*COMPARED["ERR"], *COMPARED["nDCG"]] if "ERR" in str(m) or "exp-log2" in str(m)}
 MEASURES = [m for ms in COMPARED.values() for m in ms]
@@ -120,27 +145,48 @@ def test_every_ir_measures_name_is_compared_or_explained() -> None:
         if name != "RBP":
             with pytest.raises(rf.MeasureError):
                 rf.parse_measure(name)
-    for measure in NOT_IN_RANKFRAME:
-        with pytest.raises(rf.MeasureError):
-            compat.calc_aggregate([measure], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+    for name in NOT_COMPARED:
+        if name != "RBP":  # a name, but no value: MeasureError naming the family
+            with pytest.raises(rf.MeasureError, match="measure family yet"):
+                compat.calc_aggregate([getattr(compat, name)], {"1": {"a": 1}}, {"1": {"a": 1.0}})
 
 
 def test_measure_objects_print_as_ir_measures() -> None:
     pairs = [
-        (compat.nDCG @ 10, im.nDCG @ 10), (compat.P(rel=2) @ 5, im.P(rel=2) @ 5), (compat.AP, im.AP),
-        (compat.IPrec @ 0.5, im.IPrec @ 0.5), (compat.Success @ 1, im.Success @ 1),
-        (compat.RR @ 10, im.RR @ 10), (compat.SetF(beta=2.0), im.SetF(beta=2.0)),
-        (compat.Judged @ 5, im.Judged @ 5), (compat.ERR @ 5, im.ERR @ 5),
-        (compat.NumRelRet, im.NumRelRet), (compat.SetRelP, im.SetRelP), (compat.MAP, im.MAP),
+        (compat.nDCG @ 10, im.nDCG @ 10),
+        (compat.P(rel=2) @ 5, im.P(rel=2) @ 5),
+        (compat.AP, im.AP),
+        (compat.IPrec @ 0.5, im.IPrec @ 0.5),
+        (compat.Success @ 1, im.Success @ 1),
+        (compat.RR @ 10, im.RR @ 10),
+        (compat.SetF(beta=2.0), im.SetF(beta=2.0)),
+        (compat.Judged @ 5, im.Judged @ 5),
+        (compat.ERR @ 5, im.ERR @ 5),
+        (compat.NumRelRet, im.NumRelRet),
+        (compat.SetRelP, im.SetRelP),
+        (compat.MAP, im.MAP),
     ]
     for ours, theirs in pairs:
         assert str(ours) == str(theirs)
         assert compat.parse_measure(str(theirs)) == ours
     assert compat.parse_trec_measure("ndcg_cut.5,10") == [compat.nDCG @ 5, compat.nDCG @ 10]
-    for name in ("ndcg_cut.5,10", "P_5", "map", "recip_rank", "iprec_at_recall", "success", "official"):
+    for name in (
+        "ndcg_cut.5,10",
+        "P_5",
+        "map",
+        "recip_rank",
+        "iprec_at_recall",
+        "success",
+        "official",
+        "set_F.1.0,0.5,2.4",
+        "set_relative_P",
+        "num_rel_ret",
+        "P.5,10",
+        "ndcg_cut_5,10",
+    ):
         assert [str(m) for m in compat.parse_trec_measure(name)] == [
             str(m) for m in im.parse_trec_measure(name)
-        ] or name == "official", name  # official: rankframe has gm_map, which ir_measures skips
+        ], name
 
 
 # ----------------------------------------------------------------------------- data
@@ -150,8 +196,9 @@ DOC_IDS = ("1", "2", "9", "10", "11", "a", "b", "B", "a10", "a9", "zz")
 GRADES = (-1, 0, 0, 1, 1, 2, 3)
 TIE_SCORES = (0.0, 1.0, 1.0, 2.0, -1.0, 0.5, 3.25)
 NEAR_TIES = (1.0 + 2**-30, 1.0 - 2**-30)  # float32 (pytrec_eval) ties them, float64 does not
-tied = st.one_of(st.sampled_from(TIE_SCORES), st.sampled_from(NEAR_TIES),
-                 st.floats(-1e3, 1e3, width=32, allow_nan=False))
+tied = st.one_of(
+    st.sampled_from(TIE_SCORES), st.sampled_from(NEAR_TIES), st.floats(-1e3, 1e3, width=32, allow_nan=False)
+)
 docs = st.lists(st.sampled_from(DOC_IDS), min_size=1, max_size=7, unique=True)
 
 
@@ -259,14 +306,21 @@ EXAMPLES = {
         "run": {"1": {"1": 1.0, "10": 1.0, "9": 1.0, "2": 1.0, "a10": 1.0, "a9": 1.0}},
         "form": "dict",
     },
-    "near ties merged by float32": {"qrels": {"1": {"a": 1, "b": 0}},
-                                    "run": {"1": {"a": 1.0 + 2**-30, "b": 1.0, "c": 1.0 - 2**-30}},
-                                    "form": "records"},
+    "near ties merged by float32": {
+        "qrels": {"1": {"a": 1, "b": 0}},
+        "run": {"1": {"a": 1.0 + 2**-30, "b": 1.0, "c": 1.0 - 2**-30}},
+        "form": "records",
+    },
     "queries on one side, an empty ranking": {
         "qrels": {"1": {"a": 1}, "9": {"b": 1, "c": 0}, "4": {"a": 2}},
-        "run": {"4": {"a": 0.5}, "1": {"a": 1.0}, "9": {}, "23": {"a": 1.0}}, "form": "dict"},
-    "judgments all negative": {"qrels": {"1": {"a": -1}, "9": {"b": 3}},
-                               "run": {"1": {"a": 1.0}, "9": {"b": 1.0, "a": 2.0}}, "form": "pandas"},
+        "run": {"4": {"a": 0.5}, "1": {"a": 1.0}, "9": {}, "23": {"a": 1.0}},
+        "form": "dict",
+    },
+    "judgments all negative": {
+        "qrels": {"1": {"a": -1}, "9": {"b": 3}},
+        "run": {"1": {"a": 1.0}, "9": {"b": 1.0, "a": 2.0}},
+        "form": "pandas",
+    },
 }
 
 
@@ -284,8 +338,11 @@ def test_matches_ir_measures(c: dict[str, Any]) -> None:
 
 @settings(max_examples=settings.default.max_examples * 10 // 20)
 @given(
-    qrels=st.dictionaries(st.sampled_from(QUERY_IDS), st.dictionaries(st.sampled_from(DOC_IDS),
-                          st.integers(0, 3), min_size=1), min_size=1),
+    qrels=st.dictionaries(
+        st.sampled_from(QUERY_IDS),
+        st.dictionaries(st.sampled_from(DOC_IDS), st.integers(0, 3), min_size=1),
+        min_size=1,
+    ),
     data=st.data(),
 )
 def test_ranx_provider(qrels: dict[str, dict[str, int]], data: st.DataObject) -> None:
@@ -296,8 +353,9 @@ def test_ranx_provider(qrels: dict[str, dict[str, int]], data: st.DataObject) ->
     run = {}
     for q in qrels:
         ranked = data.draw(distinct)
-        values = data.draw(st.lists(st.floats(-100, 100, width=32), min_size=len(ranked),
-                                    max_size=len(ranked), unique=True))
+        values = data.draw(
+            st.lists(st.floats(-100, 100, width=32), min_size=len(ranked), max_size=len(ranked), unique=True)
+        )
         run[q] = dict(zip(ranked, values, strict=True))
     measure = im.nDCG(dcg="exp-log2")
     theirs = {(m.query_id, str(m.measure)): float(m.value) for m in im.iter_calc([measure], qrels, run)}
@@ -366,3 +424,137 @@ def test_public_names() -> None:
     for name in compat.__all__:
         obj = getattr(compat, name)
         assert obj.__doc__, name
+
+
+# ----------------------------------------------------------------------------- ir_measures' suite's API
+#: Two queries, grades 0-2, no score ties (ir_measures' own suite's example).
+SUITE_QRELS = {"0": {"D0": 0, "D1": 1, "D2": 1, "D3": 2, "D4": 0}, "1": {"D0": 1, "D3": 2, "D5": 2}}
+SUITE_RUN = {
+    "0": {"D0": 0.8, "D2": 0.7, "D1": 0.3, "D3": 0.4, "D4": 0.1},
+    "1": {"D1": 0.8, "D3": 0.7, "D4": 0.3},
+}
+
+
+def test_aliases_and_spellings_are_ir_measures() -> None:
+    pairs = {
+        "MAP": (compat.MAP, im.MAP),
+        "MRR@10": (compat.MRR @ 10, im.MRR @ 10),
+        "NDCG@10": (compat.NDCG @ 10, im.NDCG @ 10),
+        "Precision@5": (compat.Precision @ 5, im.Precision @ 5),
+        "BPref": (compat.BPref, im.BPref),
+        "RPrec": (compat.RPrec, im.RPrec),
+        "Recall@5": (compat.Recall @ 5, im.Recall @ 5),
+        "IPrec(recall=0.5)": (
+            compat.IPrec(recall=0.5),
+            im.IPrec(recall=0.5),
+        ),  # 0.4: trec_eval 9 rounds apart
+        "SetRelP": (compat.SetRelP, im.SetRelP),
+        "NumRelRet": (compat.NumRelRet, im.NumRelRet),
+    }
+    for name, (ours, theirs) in pairs.items():
+        assert str(ours) == str(theirs), name
+        assert compat.parse_measure(name) == ours, name
+        assert compat.calc_aggregate([ours], SUITE_QRELS, SUITE_RUN)[ours] == pytest.approx(
+            im.calc_aggregate([theirs], SUITE_QRELS, SUITE_RUN)[theirs], rel=1e-12
+        ), name
+    assert list(compat.calc_aggregate(["MAP", "NDCG@10"], SUITE_QRELS, SUITE_RUN)) == ["MAP", "NDCG@10"]
+    # regression: parse_measure('SetRelP') was rankframe's SetRelP family, not the object exported
+    assert compat.parse_measure("SetRelP") in compat.calc_aggregate([compat.SetRelP], SUITE_QRELS, SUITE_RUN)
+    # the objects are rankframe's measures too: equal and hashed alike, either keys a result
+    assert compat.P @ 5 == rf.measures.P @ 5
+    assert rf.measures.P @ 5 == compat.P @ 5
+    assert hash(compat.P @ 5) == hash(rf.measures.P @ 5)
+
+
+def test_ndcg_custom_gains_take_a_cutoff() -> None:
+    # regression: nDCG(gains=...)@5 raised (replace re-read the stored gains as a bad value)
+    ours, theirs = compat.nDCG(gains={0: 1, 1: 2}) @ 5, im.nDCG(gains={0: 1, 1: 2}) @ 5
+    assert ours == compat.parse_measure("nDCG(gains={1: 2, 0: 1})@5")
+    assert compat.calc_aggregate([ours], SUITE_QRELS, SUITE_RUN)[ours] == pytest.approx(
+        im.calc_aggregate([theirs], SUITE_QRELS, SUITE_RUN)[theirs], rel=1e-12
+    )
+
+
+def test_trec_names_with_several_parameters_and_nicknames() -> None:
+    # regression: set_F.1.0,0.5,2.4 gave one measure; official added GMAP (ir_measures skips gm_map)
+    assert compat.parse_trec_measure("set_F.1.0,0.5,2.4") == [
+        compat.SetF,
+        compat.SetF(beta=0.5),
+        compat.SetF(beta=2.4),
+    ]
+    assert "GMAP" not in map(str, compat.parse_trec_measure("official"))
+    with pytest.raises(rf.MeasureError, match="gm_map"):
+        compat.parse_trec_measure("gm_map")
+
+
+def test_measures_compute_themselves() -> None:
+    for ours, theirs in [
+        (compat.P @ 5, im.P @ 5),
+        (compat.nDCG @ 2, im.nDCG @ 2),
+        (compat.RR @ 1, im.RR @ 1),
+    ]:
+        assert ours.calc_aggregate(SUITE_QRELS, SUITE_RUN) == pytest.approx(
+            theirs.calc_aggregate(SUITE_QRELS, SUITE_RUN), rel=1e-12
+        )
+        got = [(m.query_id, m.value) for m in ours.iter_calc(SUITE_QRELS, SUITE_RUN)]
+        expected = [(m.query_id, m.value) for m in theirs.iter_calc(SUITE_QRELS, SUITE_RUN)]
+        assert [q for q, _ in got] == [q for q, _ in expected]
+        assert [v for _, v in got] == pytest.approx([v for _, v in expected], rel=1e-12)
+        value, per_query = ours.calc(SUITE_QRELS, SUITE_RUN)
+        assert value == ours.calc_aggregate(SUITE_QRELS, SUITE_RUN)
+        assert len(per_query) == 2
+
+
+def test_an_empty_run_scores_every_judged_query_0() -> None:
+    # regression: calc_aggregate([P@5], qrels, []) raised
+    for run in ([], iter([]), {}):
+        assert compat.calc_aggregate([compat.P @ 5], SUITE_QRELS, run) == {compat.P @ 5: 0.0}
+    assert math.isnan(compat.calc_aggregate([compat.P @ 5], [], [])[compat.P @ 5])
+
+
+def test_providers_keep_their_conventions() -> None:
+    # all ties: pytrec_eval (float32, trec_eval 9) puts "b" first, judged and msmarco "a"
+    qrels, run = {"1": {"a": 1, "b": 0}}, {"1": {"a": 1.0, "b": 1.0, "c": 0.5}}
+    assert compat.pytrec_eval.calc_aggregate([compat.P @ 1], qrels, run) == {compat.P @ 1: 0.0}
+    assert compat.msmarco.calc_aggregate([compat.RR @ 1], qrels, run) == {compat.RR @ 1: 1.0}
+    assert compat.judged.calc_aggregate([compat.Judged @ 3], qrels, run) == {compat.Judged @ 3: 2 / 3}
+    for provider in ("pytrec_eval", "judged", "gdeval", "ranx"):
+        assert compat.providers.registry[provider] is getattr(compat, provider)
+    # gdeval: 5 decimals, and its nDCG@k is the exponential-gain one
+    err = compat.gdeval.calc_aggregate([compat.ERR @ 20], SUITE_QRELS, SUITE_RUN)[compat.ERR @ 20]
+    assert err == round(err, 5)
+    ndcg = compat.gdeval.calc_aggregate([compat.nDCG @ 20], SUITE_QRELS, SUITE_RUN)[compat.nDCG @ 20]
+    exp = compat.calc_aggregate([compat.nDCG(dcg="exp-log2") @ 20], SUITE_QRELS, SUITE_RUN)
+    assert ndcg == pytest.approx(exp[compat.nDCG(dcg="exp-log2") @ 20], abs=1e-5)
+    assert compat.gdeval.supports(compat.ERR @ 5)
+    assert not compat.gdeval.supports(compat.P @ 5)
+    with pytest.raises(rf.MeasureError, match="gdeval"):
+        compat.gdeval.calc_aggregate([compat.P @ 5], SUITE_QRELS, SUITE_RUN)
+    assert compat.CwlMetric._fields == im.CwlMetric._fields
+    assert compat.measures.Judged == compat.Judged
+
+
+def test_define_and_define_byquery_run_the_users_function() -> None:
+    def hits(qrels: Any, run: Any) -> float:
+        return float(run.merge(qrels, on=["query_id", "doc_id"])["relevance"].gt(0).sum())
+
+    def all_hits(qrels: Any, run: Any) -> Any:
+        for qid, ranking in run.merge(qrels, on=["query_id", "doc_id"]).groupby("query_id"):
+            yield qid, float(ranking["relevance"].gt(0).sum())
+
+    for ours, theirs in [
+        (compat.define_byquery(hits), im.define_byquery(hits)),
+        (compat.define(all_hits, "Hits"), im.define(all_hits, "Hits")),
+    ]:
+        for k in (1, 2, 5):
+            assert (ours @ k).calc_aggregate(SUITE_QRELS, SUITE_RUN) == (theirs @ k).calc_aggregate(
+                SUITE_QRELS, SUITE_RUN
+            )
+        measure = ours @ 2
+        assert {m.measure for m in compat.iter_calc([measure, compat.P @ 2], SUITE_QRELS, SUITE_RUN)} == {
+            measure,
+            compat.P @ 2,
+        }
+    only_query = compat.define(all_hits, run_inputs=["query_id"])
+    assert compat.run_inputs([only_query]) == ["query_id"]
+    assert set(compat.run_inputs([only_query, compat.P @ 5])) == {"query_id", "doc_id", "score"}

@@ -77,9 +77,11 @@ def _coerce(measure: str, p: Param, value: Any) -> Any:
             elif not isinstance(value, bool):
                 raise TypeError
         elif p.kind == "gains":
-            if not isinstance(value, Mapping):
+            # a mapping, or the (grade, gain) pairs a measure stores (``replace`` passes them)
+            if not isinstance(value, Mapping | tuple):
                 raise TypeError
-            value = tuple(sorted((int(k), float(v)) for k, v in value.items()))
+            pairs = value.items() if isinstance(value, Mapping) else value
+            value = tuple(sorted((int(k), float(v)) for k, v in dict(pairs).items()))
         elif p.kind == "floats":
             value = tuple(float(v) for v in value)
     except (TypeError, ValueError):

@@ -8,7 +8,7 @@ import polars as pl
 
 from rankframe._measures._arith import list_count_at_most, list_running_from_zero, running_at, safe_div
 from rankframe._measures._measure import Measure
-from rankframe._measures._params import POSITIVE_INT, Param
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
 from rankframe._measures._sql import div
 from rankframe._measures._trec import long_cutoffs, single
@@ -77,6 +77,8 @@ class AP(Measure):
         the relevant documents retrieved within the cutoff (the ITMO University wiki's AP@k, see
         Notes), or :math:`\min(k, R)` (RePlay's ``MAP@k``, Microsoft Recommenders'
         ``map_at_k``; :math:`R` without a cutoff).
+    judged_only : bool
+        Drop unjudged documents from the ranking first (ir_measures' ``judged_only``).
 
     Notes
     -----
@@ -118,6 +120,7 @@ class AP(Measure):
             "norm", "str", "num_rel",
             (lambda v: v in NORMS, "one of 'num_rel', 'num_rel_ret', 'min_k_num_rel'"),
         ),
+        JUDGED_ONLY,
     )
     ALIASES = {"map": {}}
 

@@ -8,7 +8,7 @@ import polars as pl
 
 from rankframe._measures._arith import safe_div
 from rankframe._measures._measure import Measure
-from rankframe._measures._params import POSITIVE_INT, Param
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
 from rankframe._measures._sql import div
 from rankframe._measures._trec import long_cutoffs
@@ -28,6 +28,8 @@ class R(Measure):
         ``k``. Without it, over everything retrieved (trec_eval's ``set_recall``).
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+    judged_only : bool
+        Drop unjudged documents from the ranking first (ir_measures' ``judged_only``).
 
     Notes
     -----
@@ -55,7 +57,7 @@ class R(Measure):
 
     NAME = "R"
     BOUNDS = (0.0, 1.0)
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None), JUDGED_ONLY)
     ALIASES = {"recall": {}}
     SUPPORTS_AVERAGE_TIES = True
 

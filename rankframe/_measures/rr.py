@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 
 from rankframe._measures._measure import Measure
-from rankframe._measures._params import POSITIVE_INT, Param
+from rankframe._measures._params import JUDGED_ONLY, POSITIVE_INT, Param
 from rankframe._measures._registry import register, register_trec
 from rankframe._measures._trec import single
 
@@ -26,6 +26,8 @@ class RR(Measure):
         Only the top ``k`` documents count.
     rel : int, optional
         Minimum relevant grade; defaults to the evaluation's ``relevance_level``.
+    judged_only : bool
+        Drop unjudged documents from the ranking first (ir_measures' ``judged_only``).
 
     Notes
     -----
@@ -50,7 +52,7 @@ class RR(Measure):
 
     NAME = "RR"
     BOUNDS = (0.0, 1.0)
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None))
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), Param("rel", "int", None), JUDGED_ONLY)
     ALIASES = {"mrr": {}}
 
     HITS_ONLY = True

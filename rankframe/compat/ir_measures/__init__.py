@@ -1,0 +1,141 @@
+"""ir_measures' API on rankframe: ``import rankframe.compat.ir_measures as ir_measures``.
+
+``calc_aggregate``, ``iter_calc``, ``calc`` and ``evaluator`` take the measures, the judgments
+and the run as ir_measures does, and compute the values with :func:`rankframe.evaluate` (one
+plan per scoring rule below, usually one). So do the measures themselves
+(``(P @ 5).calc_aggregate(qrels, run)``) and the provider namespaces (``ir_measures.gdeval``,
+``.pytrec_eval``, ``.ranx``...: :mod:`~rankframe.compat.ir_measures.providers` says what each
+computes); ``define`` and ``define_byquery`` run the user's own function on pandas frames, as
+ir_measures does. ir_measures itself is never imported, nor are pytrec_eval or ranx.
+
+* **Measures**: this module's objects (``nDCG@10``, ``P(rel=2)@5``, ``AP``: rankframe's
+  measures, under ir_measures' names and aliases: ``MAP``, ``MRR``, ``NDCG``, ``Precision``,
+  ``Recall``, ``RPrec``, ``BPref``, ``NumRelRet`` (``NumRet(rel=1)``), ``SetRelP``
+  (``SetP(relative=True)``); :mod:`~rankframe.compat.ir_measures.measures`), rankframe's own,
+  genuine ir_measures objects (read through their canonical text, ``str(measure)``), or names
+  in any dialect rankframe parses (``"nDCG@10"``, ``"ndcg_cut.10"``). Results are keyed by the
+  measures as given.
+* **Judgments and runs**: dicts ``{query: {doc: value}}``, iterables of :class:`Qrel` /
+  :class:`ScoredDoc` (or any records with those fields), pandas frames with ir_measures'
+  columns (``query_id, doc_id, relevance`` / ``query_id, doc_id, score``), and everything
+  :func:`rankframe.read_qrels` / :func:`rankframe.read_run` read.
+* **Queries**: every judged query is reported (ir_measures' ``Evaluator`` fills in the
+  measure's default, 0, for a judged query the run lacks); the run's queries without
+  judgments are ignored. A dict's key with an empty ranking (``{"q1": {}}``) is evaluated on
+  no documents. Aggregates are means over those queries (sums for ``NumQ``, ``NumRel``,
+  ``NumRet``); with no judged query, NaN (sums: 0).
+* **Scoring rules** follow the provider ir_measures picks for each measure:
+
+  - pytrec_eval's measures (``P``, ``RR``, ``Rprec``, ``AP``, ``nDCG``, ``R``, ``Bpref``,
+    ``infAP``, ``IPrec``, ``Success``, the set and count measures): float32 scores, ties to the
+    doc id later in byte order (trec_eval 9);
+  - ``RR@k`` (ir_measures' msmarco provider) and ``Judged@k`` (its judged provider): float64
+    scores, ties to the doc id *earlier* in byte order (Python's ``sorted`` on ``(-score, doc_id)``);
+  - ``ERR@k`` and ``nDCG(dcg='exp-log2')@k`` (gdeval): float64 scores, ties to the doc id
+    later in byte order, values rounded to 5 decimals as gdeval prints them;
+  - ``nDCG(dcg='exp-log2')`` (ranx), and rankframe's own measures: float64 scores, ties to
+    the doc id later in byte order.
+
+Where the values differ, on purpose:
+
+* gdeval's rounding to 5 decimals is Polars' here, which may differ in the last digit from
+  Perl's ``%.5f`` on a value halfway between two decimals.
+* ranx breaks ties its own way: on tied scores ``nDCG(dcg='exp-log2')`` (no cutoff) may differ.
+* From pytrec_eval, as in :mod:`rankframe.compat.pytrec_eval`: ``IPrec@x`` takes
+  ``round(x * R)`` relevant documents (trec_eval 10), not ``(long)(x * R + 0.9)``, and is 0 on
+  an empty ranking, where pytrec_eval returns NaN or memory garbage.
+* A dict's judged query with no judgment (``{"q1": {}}``) is no query here; ir_measures'
+  pytrec_eval and judged providers report it (as 0), its other providers do not.
+* Measures that only ir_measures' optional providers compute (``Accuracy``, ``Compat``,
+  ``alpha_nDCG``, ``ERR_IA``, ``NERR8``..., ``SDCG``, ``INST``, ``BPM``...) exist as names;
+  computing one raises :class:`rankframe.MeasureError` naming the family rankframe lacks.
+  rankframe's other measures (``GMAP``, ``RBP``, ``DCG``...) are accepted too.
+  ``parse_measure`` raises ``MeasureError`` (a ``ValueError``) for an unknown name, where
+  ir_measures raises ``NameError``.
+* ``CwlMetric`` exists (its fields), but cwl_eval's provider reports plain ``Metric`` values
+  here, without the C/W/L expectations.
+* ir_measures' private input converters (``ir_measures.util.QrelsConverter``...) are not
+  imitated.
+
+Examples
+--------
+>>> import rankframe.compat.ir_measures as ir_measures
+>>> from rankframe.compat.ir_measures import AP, P, nDCG
+>>> qrels = {"q1": {"d1": 1, "d2": 0}, "q2": {"d3": 2}}
+>>> run = {"q1": {"d1": 1.0, "d2": 2.0}, "q9": {"d1": 1.0}}
+>>> ir_measures.calc_aggregate([AP, P @ 1], qrels, run)
+{AP: 0.25, P@1: 0.0}
+>>> [(m.query_id, str(m.measure), m.value) for m in ir_measures.iter_calc([nDCG @ 2], qrels, run)]
+[('q1', 'nDCG@2', 0.6309297535714575), ('q2', 'nDCG@2', 0.0)]
+"""
+
+from __future__ import annotations
+
+from rankframe.compat._records import CalcResults, Metric, Qrel, ScoredDoc, read_trec_qrels, read_trec_run
+from rankframe.compat.ir_measures import measures, providers
+from rankframe.compat.ir_measures._cwl import CwlMetric
+from rankframe.compat.ir_measures._parse import parse_measure, parse_trec_measure
+from rankframe.compat.ir_measures._pipeline import Evaluator, Provider
+from rankframe.compat.ir_measures._runtime import define, define_byquery
+from rankframe.compat.ir_measures.measures import *  # noqa: F403 - ir_measures' measure objects
+from rankframe.compat.ir_measures.measures import Measure
+from rankframe.compat.ir_measures.measures import __all__ as _MEASURES
+from rankframe.compat.ir_measures.providers import (
+    DefaultPipeline,
+    accuracy,
+    compat,
+    cwl_eval,
+    gdeval,
+    judged,
+    msmarco,
+    pyndeval,
+    pytrec_eval,
+    ranx,
+    runtime,
+    trectools,
+)
+
+evaluator = DefaultPipeline.evaluator
+iter_calc = DefaultPipeline.iter_calc
+calc_aggregate = DefaultPipeline.calc_aggregate
+calc = DefaultPipeline.calc
+run_inputs = DefaultPipeline.run_inputs
+qrel_inputs = DefaultPipeline.qrel_inputs
+
+__all__ = [  # noqa: PLE0604
+    *_MEASURES,
+    "CalcResults",
+    "CwlMetric",
+    "DefaultPipeline",
+    "Evaluator",
+    "Measure",
+    "Metric",
+    "Provider",
+    "Qrel",
+    "ScoredDoc",
+    "accuracy",
+    "calc",
+    "calc_aggregate",
+    "compat",
+    "cwl_eval",
+    "define",
+    "define_byquery",
+    "evaluator",
+    "gdeval",
+    "iter_calc",
+    "judged",
+    "measures",
+    "msmarco",
+    "parse_measure",
+    "parse_trec_measure",
+    "providers",
+    "pyndeval",
+    "pytrec_eval",
+    "qrel_inputs",
+    "ranx",
+    "read_trec_qrels",
+    "read_trec_run",
+    "run_inputs",
+    "runtime",
+    "trectools",
+]
