@@ -12,9 +12,8 @@ queries and values, on hypothesis-drawn data in each input form ir_measures acce
 * gdeval's (``ERR@k``, ``nDCG(dcg='exp-log2')@k``): it prints 5 decimals, so to 5e-6;
 * ranx's (``nDCG(dcg='exp-log2')``, no cutoff) on untied scores only (ranx breaks ties its own
   way), and with the same queries on both sides (ranx asserts it): ``test_ranx_provider``;
-* ``IPrec@x`` (pytrec_eval, trec_eval 9) where trec_eval 9's recall cutoff ``(long)(x*R + 0.9)``
-  differs from trec_eval 10's ``round(x*R)``, and on empty rankings (trec_eval 9 reads memory
-  garbage there): as in tests/test_compat_pytrec_eval.py.
+* ``IPrec@x`` (pytrec_eval, trec_eval 9) on empty rankings (trec_eval 9 reads memory garbage
+  there): as in tests/test_compat_pytrec_eval.py.
 
 ir_measures computes ``NumRet``, ``NumQ`` and ``nDCG`` in whichever pytrec_eval call it sets
 up first, which depends on a set's order (so on ``PYTHONHASHSEED``): next to a
@@ -94,6 +93,7 @@ ALIASES = {
     "NumRelRet": "NumRet",
     "SetRelP": "SetP",
 }
+CWL = ["BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG"]
 #: Every other name in ir_measures' registry, and why it is not compared.
 NOT_COMPARED = {
     "RBP": "rankframe has it; ir_measures computes it with cwl_eval only, which is not installed",
@@ -117,8 +117,9 @@ NOT_COMPARED = {
         "diversity measures: rankframe lacks them (pyndeval provider, not installed)",
     ),
     **dict.fromkeys(
-        ["BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG"],
-        "rankframe lacks them (cwl_eval provider, not installed)",
+        CWL,
+        "rankframe's C/W/L family: compared with cwl_eval itself (tests/test_cwl.py) and with the "
+        "values of ir_measures' own cwl_eval test (tests/test_peer_suite_ir_measures.py)",
     ),
 }
 #: Tolerances: gdeval prints %.5f.
@@ -141,14 +142,17 @@ def test_every_ir_measures_name_is_compared_or_explained() -> None:
     for alias, name in ALIASES.items():
         assert type(getattr(im, alias)) is type(getattr(im, name))
         assert str(getattr(compat, alias)) == str(getattr(im, alias)), alias
-    for name in NOT_COMPARED:
-        if name != "RBP":
-            with pytest.raises(rf.MeasureError):
-                rf.parse_measure(name)
-    for name in NOT_COMPARED:
-        if name != "RBP":  # a name, but no value: MeasureError naming the family
-            with pytest.raises(rf.MeasureError, match="measure family yet"):
-                compat.calc_aggregate([getattr(compat, name)], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+    missing = [name for name in NOT_COMPARED if name != "RBP" and name not in CWL]
+    for name in missing:
+        with pytest.raises(rf.MeasureError):
+            rf.parse_measure(name)
+    for name in missing:  # a name, but no value: MeasureError naming the family
+        with pytest.raises(rf.MeasureError, match="measure family yet"):
+            compat.calc_aggregate([getattr(compat, name)], {"1": {"a": 1}}, {"1": {"a": 1.0}})
+    for name in CWL:  # computed; ir_measures' name parses to it (max_rel=1 is rankframe's default)
+        cutoff = {"cutoff": 10} if name in ("BPM", "SDCG", "NERR8", "NERR9") else {}
+        theirs = str(getattr(im, name)(max_rel=2, **cutoff))
+        assert rf.parse_measure(theirs) == [getattr(compat, name)(max_rel=2, **cutoff)]
 
 
 def test_measure_objects_print_as_ir_measures() -> None:
@@ -240,22 +244,13 @@ def as_form(form: str, qrels: dict, run: dict) -> tuple[Callable[[], Any], Calla
 
 
 # ----------------------------------------------------------------------------- comparison
-def lround(x: float) -> int:
-    f = math.floor(x)
-    return f + 1 if x - f >= 0.5 else f
-
-
 def comparable(c: dict[str, Any], qid: str, measure: Any) -> bool:
-    """IPrec: only where trec_eval 9 and 10 round the recall cutoff alike, on a ranking."""
+    """IPrec: on a ranking (trec_eval 9 divides 0 by 0 on an empty one)."""
     if measure.NAME != "IPrec":
         return True
     judged = c["qrels"].get(qid, {})
     ranked = [d for d in c["run"].get(qid, {}) if not measure["judged_only"] or judged.get(d, -1) >= 0]
-    if not ranked:
-        return qid not in c["run"]  # judged, not in the run: both say 0
-    num_rel = sum(r >= 1 for r in judged.values())
-    x = measure["recall"]
-    return int(x * num_rel + 0.9) == lround(x * num_rel)
+    return bool(ranked) or qid not in c["run"]  # judged, not in the run: both say 0
 
 
 def close(measure: Any, got: float, expected: float) -> bool:
@@ -447,7 +442,7 @@ def test_aliases_and_spellings_are_ir_measures() -> None:
         "IPrec(recall=0.5)": (
             compat.IPrec(recall=0.5),
             im.IPrec(recall=0.5),
-        ),  # 0.4: trec_eval 9 rounds apart
+        ),  # 0.4: trec_eval 9 rounds its recall levels (IPrec(rounding='trec_eval9'))
         "SetRelP": (compat.SetRelP, im.SetRelP),
         "NumRelRet": (compat.NumRelRet, im.NumRelRet),
     }

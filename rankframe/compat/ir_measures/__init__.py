@@ -41,13 +41,12 @@ Where the values differ, on purpose:
 * gdeval's rounding to 5 decimals is Polars' here, which may differ in the last digit from
   Perl's ``%.5f`` on a value halfway between two decimals.
 * ranx breaks ties its own way: on tied scores ``nDCG(dcg='exp-log2')`` (no cutoff) may differ.
-* From pytrec_eval, as in :mod:`rankframe.compat.pytrec_eval`: ``IPrec@x`` takes
-  ``round(x * R)`` relevant documents (trec_eval 10), not ``(long)(x * R + 0.9)``, and is 0 on
-  an empty ranking, where pytrec_eval returns NaN or memory garbage.
+* From pytrec_eval, as in :mod:`rankframe.compat.pytrec_eval`: ``IPrec@x`` is 0 on an empty
+  ranking, where pytrec_eval returns NaN or memory garbage.
 * A dict's judged query with no judgment (``{"q1": {}}``) is no query here; ir_measures'
   pytrec_eval and judged providers report it (as 0), its other providers do not.
 * Measures that only ir_measures' optional providers compute (``Accuracy``, ``Compat``,
-  ``alpha_nDCG``, ``ERR_IA``, ``NERR8``..., ``SDCG``, ``INST``, ``BPM``...) exist as names;
+  ``alpha_nDCG``, ``ERR_IA``...) exist as names;
   computing one raises :class:`rankframe.MeasureError` naming the family rankframe lacks.
   rankframe's other measures (``GMAP``, ``RBP``, ``DCG``...) are accepted too.
   ``parse_measure`` raises ``MeasureError`` (a ``ValueError``) for an unknown name, where

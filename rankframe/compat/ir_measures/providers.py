@@ -8,15 +8,16 @@ from :func:`rankframe.evaluate`:
 provider   measures                                                 conventions
 ========== ======================================================== ==================================
 pytrec_eval P, RR, Rprec, AP, nDCG (log2), R, Bpref, infAP, IPrec,   float32 scores (trec_eval 9), ties
-           Success, SetP/R/F/AP, NumRet, NumRel, NumQ               to the later doc id
+           Success, SetP/R/F/AP, NumRet, NumRel, NumQ               to the later doc id, IPrec's levels
+                                                                    rounded as trec_eval 9
 judged     Judged@k                                                 ties to the earlier doc id
 msmarco    RR, RR@k                                                 ties to the earlier doc id
 gdeval     ERR@k, nDCG(dcg='exp-log2')@k                            per-query values to 5 decimals
 ranx       P, SetP, RR, Rprec, AP, nDCG, R, SetR, NumRet(rel=),     float64, trec_eval's tie order
            Success                                                  (rankframe has no ranx tie order)
 trectools  P, RR, Rprec, AP, nDCG, Bpref at rel=1; RBP              float64, trec_eval's tie order
-cwl_eval   P, RR, AP, RBP(rel=) (its BPM, INST, INSQ, NERR, SDCG:   float64, trec_eval's tie order
-           not in rankframe)
+cwl_eval   P, RR, AP, RBP(rel=); BPM, INST, INSQ, NERR8-11, SDCG     float64, trec_eval's tie order
+           (rankframe's C/W/L family)
 compat     Compat (not in rankframe)
 pyndeval   alpha_nDCG, ERR_IA, NRBP, ... (not in rankframe)
 accuracy   Accuracy (not in rankframe)
@@ -135,13 +136,17 @@ def _trectools(m: Any) -> bool:
     )
 
 
+#: The C/W/L framework's own measures (rankframe._measures.cwl), cwl_eval's alone.
+CWL_FAMILIES = ("BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG")
+
+
 def _cwl_eval(m: Any) -> bool:
     return (
         _is(m, "P", judged_only=falsy)
         or _is(m, "RR", cutoff=none, judged_only=falsy)
         or _is(m, "AP", cutoff=none, judged_only=falsy)
         or _is(m, "RBP", cutoff=none, rel=given)
-        or _missing(m, "cwl_eval")
+        or any(_is(m, n) for n in CWL_FAMILIES)
     )
 
 
@@ -178,7 +183,14 @@ def _provider_class(
     return type(class_name, (Provider,), {"__init__": __init__, "__doc__": doc})
 
 
-PytrecEvalProvider = _provider_class("PytrecEvalProvider", "pytrec_eval", _pytrec_eval, TREC_EVAL_9)
+def _trec_eval_9(measure: Any) -> Any:
+    """pytrec_eval's IPrec rounds recall levels as trec_eval 9 (``IPrec(rounding='trec_eval9')``)."""
+    return measure(rounding="trec_eval9") if measure.NAME == "IPrec" else measure
+
+
+PytrecEvalProvider = _provider_class(
+    "PytrecEvalProvider", "pytrec_eval", _pytrec_eval, TREC_EVAL_9, computes=_trec_eval_9
+)
 JudgedProvider = _provider_class("JudgedProvider", "judged", lambda m: _is(m, "Judged"), SORTED_BY_DOC)
 MsMarcoProvider = _provider_class(
     "MsMarcoProvider", "msmarco", lambda m: _is(m, "RR", judged_only=falsy), SORTED_BY_DOC
@@ -277,7 +289,15 @@ def default_convention(measure: Any) -> Convention:
     return RANKFRAME
 
 
+def default_computes(measure: Any) -> Any:
+    """The measure the first provider of ir_measures' default pipeline computes for ``measure``."""
+    for provider in PIPELINE:
+        if provider._accepts(measure):  # noqa: SLF001
+            return (provider._computes or (lambda m: m))(measure)  # noqa: SLF001
+    return measure
+
+
 #: ir_measures' default pipeline: each measure computed as its first provider computes it.
-DefaultPipeline = Provider("default", lambda _m: True, default_convention)
+DefaultPipeline = Provider("default", lambda _m: True, default_convention, computes=default_computes)
 # the measures compute themselves through it ((P @ 5).calc_aggregate(qrels, run))
 IrMeasure.pipeline = RuntimeMeasure.pipeline = DefaultPipeline

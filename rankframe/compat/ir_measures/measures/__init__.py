@@ -256,7 +256,6 @@ UNSUPPORTED = {
         ],
         "pyndeval",
     ),
-    **dict.fromkeys(["INST", "INSQ", "BPM", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG"], "cwl_eval"),
 }
 globals().update({name: Unsupported(name, provider) for name, provider in UNSUPPORTED.items()})
 #: ir_measures' Greek spellings of the alpha families.
