@@ -1,0 +1,175 @@
+"""Small runs pay no penalty (issue 41, deliverable 5): three fixed costs against their floors.
+
+On the 43-query sample (``data/qrels.dl19-passage.txt``, ``data/run.dl19.bm25.txt``), medians
+over ``--rounds``, each path interleaved with its baseline in one run:
+
+1. ``cli``: ``python -m rankframe trec_eval -m all_trec QRELS RUN`` (wall time of the child,
+   start-up included) against ``python -c "import polars"``; target at most 2x.
+2. ``evaluate``: ``rf.evaluate`` of nDCG@10, AP, RR, P@10 and R@100 on the sample's frames
+   already in memory, against a minimal Polars plan on the same frames (rank within each
+   query by score descending, join the qrels, group by query with two sums); target 2.5x.
+3. ``drop-in``: the pytrec_eval drop-in's per-query call ``evaluator.evaluate({q: run[q]})``
+   (the same five measures in trec_eval's names) against the minimal plan on one query's frames;
+   target 2.5x.
+
+``--src DIR`` measures the rankframe under ``DIR`` (a checkout; default this one), so that an
+older commit (``git archive``) is measured the same way. ``--results`` appends the table to
+benchmarks/RESULTS.md.
+
+Usage::
+
+    python benchmarks/bench_small.py --rounds 15
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+QRELS = ROOT / "data" / "qrels.dl19-passage.txt"
+RUN = ROOT / "data" / "run.dl19.bm25.txt"
+MEASURES = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
+TREC_MEASURES = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
+TARGETS = {"cli": 2.0, "evaluate": 2.5, "drop-in": 2.5}
+
+
+def _child_seconds(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
+    return time.perf_counter() - start
+
+
+def bench_cli(src: Path, rounds: int) -> tuple[float, float]:
+    """Median wall seconds of the command and of ``import polars``, interleaved."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    command = [sys.executable, "-m", "rankframe", "trec_eval", "-m", "all_trec", str(QRELS), str(RUN)]
+    floor = [sys.executable, "-c", "import polars"]
+    _child_seconds(command, env)  # warm the file cache
+    ours, base = [], []
+    for _ in range(rounds):
+        ours.append(_child_seconds(command, env))
+        base.append(_child_seconds(floor, env))
+    return statistics.median(ours), statistics.median(base)
+
+
+def _median_call(fn, calls: int) -> float:
+    """Seconds per call: the median over ``calls`` timed calls."""
+    times = []
+    for _ in range(calls):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def minimal_plan(qrels, run):
+    """The least a per-query evaluation costs in Polars: rank, join, one group_by with two sums."""
+    import polars as pl
+
+    ranked = run.lazy().with_columns(
+        pl.col("score").rank("ordinal", descending=True).over("query_id").alias("rank")
+    )
+    joined = ranked.join(qrels.lazy(), on=["query_id", "doc_id"], how="left")
+    gain = pl.col("relevance").fill_null(0).cast(pl.Float64)
+    return (
+        joined.group_by("query_id")
+        .agg(
+            (gain / (pl.col("rank") + 1).log(2)).filter(pl.col("rank") <= 10).sum().alias("dcg"),
+            (pl.col("relevance") > 0).sum().alias("hits"),
+        )
+        .collect()
+    )
+
+
+def bench_in_process(rounds: int, calls: int) -> dict[str, tuple[float, float]]:
+    """``evaluate`` and the drop-in's per-query call against the minimal plan (medians, s)."""
+    import polars as pl
+
+    import rankframe as rf
+    from rankframe.compat import pytrec_eval
+
+    qrels = rf.read_qrels(QRELS).collect()
+    run = rf.read_run(RUN).collect()
+    qrels_dict = {q: dict(zip(g["doc_id"], g["relevance"])) for (q,), g in qrels.group_by("query_id")}
+    run_dict = {q: dict(zip(g["doc_id"], g["score"])) for (q,), g in run.group_by("query_id")}
+    queries = sorted(set(run_dict) & set(qrels_dict))
+    one = queries[0]
+    qrels_one = qrels.filter(pl.col("query_id") == one)
+    run_one = run.filter(pl.col("query_id") == one)
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, TREC_MEASURES)
+    cycle = iter(queries * (rounds * calls + 10))
+
+    paths = {
+        "evaluate": (lambda: rf.evaluate(qrels, run, MEASURES), lambda: minimal_plan(qrels, run)),
+        "drop-in": (
+            lambda: evaluator.evaluate({(q := next(cycle)): run_dict[q]}),
+            lambda: minimal_plan(qrels_one, run_one),
+        ),
+    }
+    out = {}
+    for name, (ours_fn, base_fn) in paths.items():
+        ours_fn(), base_fn()  # warm up
+        ours, base = [], []
+        for _ in range(rounds):
+            ours.append(_median_call(ours_fn, calls))
+            base.append(_median_call(base_fn, calls))
+        out[name] = (statistics.median(ours), statistics.median(base))
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--calls", type=int, default=20, help="timed calls per round (in process)")
+    parser.add_argument("--src", type=Path, default=ROOT, help="the checkout whose rankframe is measured")
+    parser.add_argument("--results", action="store_true", help="append the table to benchmarks/RESULTS.md")
+    args = parser.parse_args()
+    src = args.src.resolve()
+    sys.path.insert(0, str(src))
+
+    rows = {"cli": bench_cli(src, args.rounds), **bench_in_process(args.rounds, args.calls)}
+    baselines = {
+        "cli": 'python -c "import polars"',
+        "evaluate": "minimal plan, 43 queries",
+        "drop-in": "minimal plan, one query",
+    }
+    ours = {
+        "cli": "rankframe trec_eval -m all_trec",
+        "evaluate": "rf.evaluate, 5 measures",
+        "drop-in": "pytrec_eval drop-in, one query",
+    }
+    import polars as pl
+
+    import rankframe
+
+    lines = [
+        f"## Small runs (issue 41): fixed costs on the 43-query sample, {args.rounds} rounds: "
+        f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
+        "",
+        f"rankframe from `{rankframe.__file__}`, polars {pl.__version__}, Python "
+        f"{sys.version.split()[0]}, {os.cpu_count()} CPUs. Medians; ms.",
+        "",
+        "| path | ms | baseline | ms | ratio | target |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for key, (mine, base) in rows.items():
+        lines.append(
+            f"| {ours[key]} | {mine * 1e3:.2f} | {baselines[key]} | {base * 1e3:.2f} | "
+            f"{mine / base:.2f}x | {TARGETS[key]}x |"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if args.results:
+        with (ROOT / "benchmarks" / "RESULTS.md").open("a") as f:
+            f.write("\n" + text)
+
+
+if __name__ == "__main__":
+    main()
