@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -40,14 +41,22 @@ TREC_MEASURES = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
 TARGETS = {"cli": 2.0, "evaluate": 2.5, "drop-in": 2.5}
 
 
-def _child_seconds(argv: list[str], env: dict[str, str]) -> float:
+def _child_seconds(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall and CPU seconds (user + system, every thread) of a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bench_cli(src: Path, rounds: int) -> tuple[float, float]:
-    """Median wall seconds of the command and of ``import polars``, interleaved."""
+def _medians(samples: list[tuple[float, float]]) -> tuple[float, float]:
+    return statistics.median(s[0] for s in samples), statistics.median(s[1] for s in samples)
+
+
+def bench_cli(src: Path, rounds: int) -> tuple[tuple[float, float], tuple[float, float]]:
+    """Median (wall, CPU) seconds of the command and of ``import polars``, interleaved."""
     env = {**os.environ, "PYTHONPATH": str(src)}
     command = [sys.executable, "-m", "rankframe", "trec_eval", "-m", "all_trec", str(QRELS), str(RUN)]
     floor = [sys.executable, "-c", "import polars"]
@@ -56,17 +65,17 @@ def bench_cli(src: Path, rounds: int) -> tuple[float, float]:
     for _ in range(rounds):
         ours.append(_child_seconds(command, env))
         base.append(_child_seconds(floor, env))
-    return statistics.median(ours), statistics.median(base)
+    return _medians(ours), _medians(base)
 
 
-def _median_call(fn, calls: int) -> float:
-    """Seconds per call: the median over ``calls`` timed calls."""
+def _median_call(fn, calls: int) -> tuple[float, float]:
+    """(wall, CPU) seconds per call: the medians over ``calls`` timed calls (CPU: every thread)."""
     times = []
     for _ in range(calls):
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+        times.append((time.perf_counter() - start, time.process_time() - cpu))
+    return _medians(times)
 
 
 def minimal_plan(qrels, run):
@@ -97,8 +106,10 @@ def bench_in_process(rounds: int, calls: int) -> dict[str, tuple[float, float]]:
 
     qrels = rf.read_qrels(QRELS).collect()
     run = rf.read_run(RUN).collect()
-    qrels_dict = {q: dict(zip(g["doc_id"], g["relevance"])) for (q,), g in qrels.group_by("query_id")}
-    run_dict = {q: dict(zip(g["doc_id"], g["score"])) for (q,), g in run.group_by("query_id")}
+    qrels_dict = {
+        q: dict(zip(g["doc_id"], g["relevance"], strict=True)) for (q,), g in qrels.group_by("query_id")
+    }
+    run_dict = {q: dict(zip(g["doc_id"], g["score"], strict=True)) for (q,), g in run.group_by("query_id")}
     queries = sorted(set(run_dict) & set(qrels_dict))
     one = queries[0]
     qrels_one = qrels.filter(pl.col("query_id") == one)
@@ -120,7 +131,7 @@ def bench_in_process(rounds: int, calls: int) -> dict[str, tuple[float, float]]:
         for _ in range(rounds):
             ours.append(_median_call(ours_fn, calls))
             base.append(_median_call(base_fn, calls))
-        out[name] = (statistics.median(ours), statistics.median(base))
+        out[name] = (_medians(ours), _medians(base))
     return out
 
 
@@ -154,15 +165,18 @@ def main() -> None:
         f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC",
         "",
         f"rankframe from `{rankframe.__file__}`, polars {pl.__version__}, Python "
-        f"{sys.version.split()[0]}, {os.cpu_count()} CPUs. Medians; ms.",
+        f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, load average "
+        f"{os.getloadavg()[0]:.1f}. Medians, ms: wall time, and CPU time (every thread; steadier "
+        "than wall time on a shared machine).",
         "",
-        "| path | ms | baseline | ms | ratio | target |",
-        "|---|---:|---|---:|---:|---:|",
+        "| path | wall | CPU | baseline | wall | CPU | ratio (wall) | ratio (CPU) | target |",
+        "|---|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
-    for key, (mine, base) in rows.items():
+    for key, ((mine, mine_cpu), (base, base_cpu)) in rows.items():
         lines.append(
-            f"| {ours[key]} | {mine * 1e3:.2f} | {baselines[key]} | {base * 1e3:.2f} | "
-            f"{mine / base:.2f}x | {TARGETS[key]}x |"
+            f"| {ours[key]} | {mine * 1e3:.2f} | {mine_cpu * 1e3:.2f} | {baselines[key]} | "
+            f"{base * 1e3:.2f} | {base_cpu * 1e3:.2f} | {mine / base:.2f}x | "
+            f"{mine_cpu / max(base_cpu, 1e-9):.2f}x | {TARGETS[key]}x |"
         )
     text = "\n".join(lines) + "\n"
     print(text)
