@@ -117,7 +117,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 def add_compare_parser(subparsers: Any) -> None:
     """Add the ``compare`` subcommand (its ``func`` and ``parser`` defaults) to ``subparsers``."""
-    from rankframe._compare.comparison import CORRECTIONS, TESTS
+    from rankframe._compare import CORRECTIONS, TESTS  # (the statistics when the command runs)
 
     cp = subparsers.add_parser(
         "compare",

@@ -18,8 +18,6 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 from rankframe._cli.common import PROG, UsageError, _check_outputs, _float_in, _int_in, _positive_int
 from rankframe._io.atomic import write_atomic
 
@@ -98,6 +96,8 @@ def _splits(args: argparse.Namespace) -> tuple[Any, Any, Any]:
         train = data
     widths = {train.n_features, valid.n_features, test.n_features}
     if len(widths) > 1:  # sparse files may stop at different ids: pad to the widest
+        import numpy as np  # (the command line imports the learner's modules when it runs)
+
         from rankframe.ltr._data import LetorData
 
         d = max(widths)

@@ -49,9 +49,23 @@ from rankframe._cli.trec_eval import add_trec_eval_parser
 from rankframe._errors import MeasureError, RankframeError
 from rankframe._version import __version__
 
+#: The subcommands, in the order of the help, each with the function that adds its parser.
+SUBCOMMANDS = {
+    "trec_eval": add_trec_eval_parser,
+    "evaluate": add_evaluate_parser,
+    "compare": add_compare_parser,
+    "learn": add_learn_parser,
+    "sql": add_sql_parser,
+    "measures": add_measures_parser,
+}
 
-def build_parser() -> argparse.ArgumentParser:
-    """Build the argument parser of the ``rankframe`` command."""
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """Build the argument parser of the ``rankframe`` command.
+
+    ``command``: the first argument; when it names a subcommand, only that subcommand's parser
+    is built (the others' options cannot appear; a short command pays for one parser).
+    """
     parser = argparse.ArgumentParser(
         prog=PROG,
         description="Evaluate rankings exactly like trec_eval 10.0, with Polars.",
@@ -61,12 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
         version=f"{PROG} {__version__} (polars {pl.__version__}, Python {sys.version.split()[0]})",
     )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    add_trec_eval_parser(sub)
-    add_evaluate_parser(sub)
-    add_compare_parser(sub)
-    add_learn_parser(sub)
-    add_sql_parser(sub)
-    add_measures_parser(sub)
+    for name, add in SUBCOMMANDS.items():
+        if command not in SUBCOMMANDS or name == command:
+            add(sub)
     return parser
 
 
@@ -116,7 +127,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     int
         0 on success, 1 for an input error, 2 for a usage error.
     """
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv[0] if argv else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:

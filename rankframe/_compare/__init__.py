@@ -12,4 +12,12 @@ Modules by role (this package module imports none of them):
   :mod:`.arrays`.
 * Output (Polars; matplotlib for figures): :mod:`.tables`, :mod:`.figures` (drawn by
   :mod:`.plots`) and :mod:`.html_report`, which share the frame helpers of :mod:`.frames`.
+
+The names of the tests and corrections are here, for the command line's parser (which is built
+before any command runs, without the statistics).
 """
+
+#: The tests :func:`rankframe.compare` runs (``test=``).
+TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
+#: The corrections for multiple comparisons it applies (``correction=``).
+CORRECTIONS = ("holm", "bh", "bonferroni", "none")

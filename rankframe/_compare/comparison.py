@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import polars as pl
 
+from rankframe._compare import CORRECTIONS, TESTS
 from rankframe._compare.bounds import clip_interval, measure_bounds
 from rankframe._compare.pairs import UNPAIRED, _Bar, _pairs_schema, _test_pairs, _test_unpaired
 from rankframe._engine.evaluate import evaluate
@@ -32,8 +33,6 @@ from rankframe._measures._names import parse_measures
 if TYPE_CHECKING:
     from rankframe._io.columns import Source
 
-TESTS = ("t", "wilcoxon", "permutation", "bootstrap", "tukey")
-CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 TEST_NAMES = {
     "t": "paired t-test",
     "wilcoxon": "Wilcoxon signed-rank test",

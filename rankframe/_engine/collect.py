@@ -40,7 +40,7 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
     run alone, a judged query is missing only when no group of its run holds it.
     """
     keys = prep.keys
-    run_only = wide.filter(~pl.col(HAS_QRELS)).select(Q).n_unique()
+    run_only = wide.get_column(Q).filter(~wide.get_column(HAS_QRELS)).n_unique()
     if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
         # The full join (or complete=True) kept the judged queries that no run row matched.
         missing = wide.filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
@@ -128,7 +128,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
             _validate(unchecked)
         raise
     if in_plan:
-        if raw.select(pl.any_horizontal(pl.col(CHECKS).fill_null(False).any())).item():
+        if any(raw.get_column(flag).any() for flag in CHECKS):  # (Series: no query to plan)
             _validate(unchecked)  # raises the exact error; passes on a mere hash collision
         raw = raw.drop(CHECKS)
     return raw
@@ -311,6 +311,9 @@ def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.D
     long = wide.select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
         index=index, on=names, variable_name="measure", value_name="value"
     )
-    long = long.with_columns(pl.col("measure").replace_strict(order).alias("_m"))
-    long = long.sort([*index, "_m"], nulls_last=True).drop("_m")
+    if index:  # (without one, the rows of the single row's measures are in order already)
+        long = long.with_columns(pl.col("measure").replace_strict(order).alias("_m"))
+        long = long.sort([*index, "_m"], nulls_last=True).drop("_m")
+    if long.schema["value"] == pl.Float64:
+        return long
     return long.with_columns(pl.col("value").cast(pl.Float64))  # (Null when no measure is left)

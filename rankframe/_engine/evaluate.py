@@ -287,7 +287,12 @@ def evaluate(
     )
     if read is not None:
         prep.run_sources, prep.run_where = sources, ", ".join(sources.values())
-    partitions, note = _memory_plan(prep, partitions, None if read is None else list(read.values()))
+    in_memory = [qrels, run] if judged is None else [judged]
+    frames = in_memory if prefs is None and sides is None and by is None else []
+    frames = frames if all(isinstance(f, pl.DataFrame) for f in frames) else None
+    partitions, note = _memory_plan(
+        prep, partitions, None if read is None else list(read.values()), frames or None
+    )
     if progress and note:
         print(note, file=sys.stderr, flush=True)
     if read is not None and partitions is None:
@@ -337,18 +342,21 @@ def evaluate(
 
 
 def _memory_plan(
-    prep: Prepared, partitions: int | str | None, runs: list[pl.LazyFrame] | None
+    prep: Prepared,
+    partitions: int | str | None,
+    runs: list[pl.LazyFrame] | None,
+    frames: list[pl.DataFrame] | None = None,
 ) -> tuple[int | str | None, str | None]:
     """``partitions`` as the plan takes it (None: one plan), and a note for ``progress``.
 
     ``"auto"`` chooses from the estimated working set and the memory available
-    (:mod:`rankframe._engine.memory`); an explicit number of partitions (one plan too) is
-    checked with a warning.
+    (:mod:`rankframe._engine.memory`; ``frames``: the inputs, when all are in memory); an
+    explicit number of partitions (one plan too) is checked with a warning.
     """
     from rankframe._engine.partition import is_count
 
     if partitions == "auto":
-        n, note = memory.partitions_for(prep, runs)
+        n, note = memory.partitions_for(prep, runs, frames)
         return (None if n == 1 else n), note
     if partitions is None or partitions == 1 or is_count(partitions):
         n = 1 if partitions is None or partitions == 1 else int(partitions)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 import polars as pl
 
 from rankframe._engine.combine import _combine, _uses_partials
@@ -126,19 +128,9 @@ def hits_plan(
         how="diagonal",
     )
 
-    stats: dict[str, pl.Expr] = {}
-    lists: dict[str, pl.Expr] = {}
-    partials: dict[str, pl.Expr] = {}
-    derived: dict[str, pl.Expr] = {}
-    ctx = Ctx(
-        rank=pl.col(RANK), rel=pl.col(REL), relevance_level=opts.relevance_level,
-        partials=partials, derived_columns=derived, judgment_stats=stats,
-        judgment_lists=lists, n_ret=pl.col(N_RET).max(), few_rows=level >= 1,
+    exprs, post, stats, lists, partials, derived = _aggregations(
+        tuple(measures), opts.relevance_level, level
     )
-    exprs, post = [], []
-    for m in measures:
-        e = m.aggregation(ctx)
-        (post if _uses_partials(e) else exprs).append(e)
 
     present = "_judged"
     qkey = [*qrels_keys, Q]
@@ -202,6 +194,34 @@ def hits_plan(
     if post:
         out = _combine(out, {**partials, **lists}, derived, post)
     return out
+
+
+@functools.lru_cache(maxsize=64)
+def _aggregations(measures: tuple[Measure, ...], relevance_level: int, level: int) -> tuple[
+    list[pl.Expr], list[pl.Expr], dict[str, pl.Expr], dict[str, pl.Expr], dict[str, pl.Expr],
+    dict[str, pl.Expr],
+]:
+    """The measures' expressions in the hits plan, built once per measures and levels.
+
+    The group_by's, those combined after it, and the statistics, lists, partials and derived
+    values they share (:class:`Ctx`). Expressions are immutable: a small evaluation repeated (a
+    training loop's validation) does not pay for building them again. Callers do not mutate
+    the lists and dicts.
+    """
+    stats: dict[str, pl.Expr] = {}
+    lists: dict[str, pl.Expr] = {}
+    partials: dict[str, pl.Expr] = {}
+    derived: dict[str, pl.Expr] = {}
+    ctx = Ctx(
+        rank=pl.col(RANK), rel=pl.col(REL), relevance_level=relevance_level,
+        partials=partials, derived_columns=derived, judgment_stats=stats,
+        judgment_lists=lists, n_ret=pl.col(N_RET).max(), few_rows=level >= 1,
+    )
+    exprs, post = [], []
+    for m in measures:
+        e = m.aggregation(ctx)
+        (post if _uses_partials(e) else exprs).append(e)
+    return exprs, post, stats, lists, partials, derived
 
 
 def _judgment_side(

@@ -500,12 +500,23 @@ def choose_partitions(need: Need, budget: Budget) -> int:
     raise InputError(msg)
 
 
-def partitions_for(prep: Prepared, runs: list[pl.LazyFrame] | None = None) -> tuple[int, str | None]:
+def partitions_for(
+    prep: Prepared, runs: list[pl.LazyFrame] | None = None, frames: list[pl.DataFrame] | None = None
+) -> tuple[int, str | None]:
     """``partitions="auto"``: the number of query partitions, and the note that explains it.
 
-    The note (None for one plan) is printed under ``progress``.
+    The note (None for one plan) is printed under ``progress``. ``frames``: every input, when
+    all are frames in memory: a bound on the estimate from their sizes (no query) decides
+    first, one plan when it fits (a small evaluation then pays no row count or sample).
     """
     budget = available()
+    if frames is not None and budget.known:
+        # each row's bytes at most twice its buffers, a number column at most 16 bytes, every
+        # measure's weight at its highest: never under the estimate
+        rows = sum(f.height for f in frames)
+        width = sum(2 * f.estimated_size() + 16 * f.height * f.width for f in frames)
+        if Need(rows, width, 3.0, largest=rows).fits(budget):
+            return 1, None
     need = estimate(prep, runs) if budget.known else None
     if need is None or replace(need, largest=need.rows).fits(budget):
         return 1, None  # one plan fits, even were all the rows one query

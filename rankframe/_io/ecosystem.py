@@ -16,7 +16,6 @@ from itertools import accumulate, chain
 from numbers import Real
 from typing import Any
 
-import numpy as np
 import polars as pl
 
 from rankframe._errors import InputError, quote
@@ -142,6 +141,8 @@ def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str
             "dict holds numbers."
         )
         raise InputError(msg)
+    import numpy as np  # (on first use: not with the package)
+
     rows_of = np.repeat(np.arange(len(queries)), counts)  # a query's index once per document
     frame = pl.DataFrame([
         _ids(queries, Q, where).gather(rows_of),

@@ -16,9 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from rankframe._errors import InputError, at, quote
 from rankframe._io.columns import LINE, REL, TREC_QRELS_COLS, TREC_RUN_COLS, D, Q, S
@@ -444,6 +442,9 @@ def latin1_bytes(text: pl.Series) -> pl.Series:
     """
     if text.null_count():  # pragma: no cover - the parser leaves no null field
         return pl.Series(text.name, [None if v is None else v.encode("latin-1") for v in text], pl.Binary)
+    import numpy as np  # (on first use: not with the package)
+    import pyarrow as pa
+
     arr = text.to_arrow(compat_level=pl.CompatLevel.oldest())
     if isinstance(arr, pa.ChunkedArray):
         arr = arr.combine_chunks()

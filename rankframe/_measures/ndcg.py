@@ -12,7 +12,6 @@ import polars as pl
 from rankframe._measures._arith import (
     UNROLL_MAX,
     c_log2,
-    div_const,
     falling_sum,
     list_count_at_most,
     list_positions,
@@ -52,7 +51,11 @@ def _dcg_by_position(gain: pl.Expr, position: pl.Expr, cutoff: int) -> pl.Expr:
     """
 
     def term(i: int) -> pl.Expr:
-        return div_const(pl.when(position == i).then(gain).otherwise(0.0).sum(), math.log2(i + 1))
+        # divided by a column (as div_const does) built from the group's length, not from the
+        # sum: inside an aggregation Polars evaluates each copy of an expression, and a second
+        # copy of the sum doubled the plan (~15% of a small evaluation's time)
+        total = pl.when(position == i).then(gain).otherwise(0.0).sum().cast(pl.Float64)
+        return total / (pl.len().cast(pl.Float64) * 0.0 + math.log2(i + 1))
 
     return unrolled_sum(term, cutoff)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -368,9 +369,15 @@ def _powers(p: float, k: pl.Expr) -> pl.Expr:
     would differ; whole powers below :data:`POW_TABLE` read a table computed by C's ``pow``.
     """
     k = k.cast(pl.Float64)
-    keys = [float(i) for i in range(POW_TABLE)]
-    values = [p**i for i in range(POW_TABLE)]
+    keys, values = _power_table(p)
     return k.replace_strict(keys, values, default=pl.lit(p).pow(k), return_dtype=pl.Float64)
+
+
+@functools.lru_cache(maxsize=64)
+def _power_table(p: float) -> tuple[pl.Series, pl.Series]:
+    """The table of :func:`_powers` for ``p`` as Series, built once per ``p``."""
+    keys = pl.Series([float(i) for i in range(POW_TABLE)], dtype=pl.Float64)
+    return keys, pl.Series([p**i for i in range(POW_TABLE)], dtype=pl.Float64)
 
 
 def _weights(ranks: pl.Expr, p: float) -> pl.Expr:
