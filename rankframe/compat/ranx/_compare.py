@@ -23,7 +23,7 @@ def _p_values(x: np.ndarray, stat_test: str, n_permutations: int, seed: int) -> 
     k = x.shape[1]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     if stat_test == "tukey":
-        idx, _diff, p, _low, _high = tukey_hsd(x)
+        idx, _diff, p, _low, _high = tukey_hsd(x, design="independent")  # as ranx (scipy's)
         return {(int(a), int(b)): float(v) for (a, b), v in zip(idx, p, strict=True)}
     d = np.column_stack([x[:, j] - x[:, i] for i, j in pairs]) if pairs else np.empty((x.shape[0], 0))
     if stat_test == "student":
@@ -54,7 +54,8 @@ def compare(
     (:mod:`rankframe._compare.stats`): ``"student"``, the paired t-test
     :math:`t = \bar d / (s_d / \sqrt n)`; ``"fisher"``, the randomization (sign-flip) test
     with ``n_permutations`` draws seeded by ``random_seed`` (its draws are not ranx's, so
-    p-values near ``max_p`` may land on the other side); ``"tukey"``, Tukey's HSD. A pair is
+    p-values near ``max_p`` may land on the other side); ``"tukey"``, Tukey's HSD with the
+    one-way (independent samples) mean square, as ranx (``scipy.stats.tukey_hsd``). A pair is
     significant when :math:`p \le` ``max_p``. Win/tie/loss counts the queries each model
     beats, ties or loses to each other one.
 

@@ -2,8 +2,9 @@
 
 ranx stores numba typed dicts; the drop-in stores plain dicts, queries sorted by id and each
 query's documents in ranx's order (:mod:`~rankframe.compat.ranx._order`) once sorted. Values are
-ints for ``Qrels`` and floats for ``Run``. Files: TREC text (also gzipped), JSON, LZ4-compressed
-JSON (with the ``lz4`` package) and Parquet (``q_id, doc_id, score`` columns, read by Polars).
+ints for ``Qrels`` and floats for ``Run``. Files: TREC text (also gzipped), JSON, ranx's LZ4
+files (CBOR compressed twice by LZ4 frames; they need the ``lz4`` and ``cbor2`` packages, as
+ranx does) and Parquet (``q_id, doc_id, score`` columns, read by Polars).
 """
 
 from __future__ import annotations
@@ -40,21 +41,25 @@ def get_file_kind(path: str = "run.json", kind: str | None = None, kinds: Iterab
     return kind
 
 
-def _lz4() -> Any:
+def _lz4() -> tuple[Any, Any]:
     try:
-        import lz4.frame  # noqa: PLC0415 (optional: only LZ4 files need it)
+        import cbor2  # noqa: PLC0415 (optional: only LZ4 files need them)
+        import lz4.frame  # noqa: PLC0415
     except ImportError:
-        msg = "LZ4 files need the lz4 package: pip install lz4 (or save as .json, .trec, .parquet)"
+        msg = "ranx's LZ4 files need the lz4 and cbor2 packages: pip install lz4 cbor2 (or use .json/.trec)"
         raise InputError(msg) from None
-    return lz4.frame
+    return lz4.frame, cbor2
 
 
 def read_json(path: str, kind: str) -> dict[str, dict[str, Any]]:
-    """A JSON or LZ4-compressed JSON file ``{query: {doc: value}}``."""
+    """A JSON or ranx LZ4 file ``{query: {doc: value}}``."""
     try:
-        raw = _lz4().decompress(open(path, "rb").read()) if kind == "lz4" else open(path, "rb").read()
-        data = json.loads(raw)
-    except (OSError, ValueError, RuntimeError) as e:
+        if kind == "lz4":
+            frame, cbor2 = _lz4()
+            data = cbor2.loads(frame.decompress(frame.decompress(open(path, "rb").read())))
+        else:
+            data = json.loads(open(path, "rb").read())
+    except (OSError, ValueError, RuntimeError, EOFError) as e:
         msg = f"{path}: cannot read it as {kind} ({e}); expected {{query: {{doc: value}}}}"
         raise InputError(msg) from None
     if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
@@ -64,10 +69,15 @@ def read_json(path: str, kind: str) -> dict[str, dict[str, Any]]:
 
 
 def write_json(data: Mapping[str, Mapping[str, Any]], path: str, kind: str) -> None:
-    """Write ``{query: {doc: value}}`` as JSON (LZ4-compressed for ``kind="lz4"``)."""
-    text = json.dumps({q: dict(d) for q, d in data.items()}, indent=2 if kind == "json" else None)
+    """Write ``{query: {doc: value}}`` as JSON, or as ranx's LZ4 file for ``kind="lz4"``."""
+    plain = {q: dict(d) for q, d in data.items()}
+    if kind == "lz4":
+        frame, cbor2 = _lz4()
+        raw = frame.compress(frame.compress(cbor2.dumps(plain), compression_level=16))
+    else:
+        raw = json.dumps(plain, indent=2).encode()
     with open(path, "wb") as f:
-        f.write(_lz4().compress(text.encode()) if kind == "lz4" else text.encode())
+        f.write(raw)
 
 
 def read_trec(

@@ -45,10 +45,10 @@ class Report:
     ...                 {("a", "b"): {"mrr": {"W": 1, "T": 0, "L": 0}},
     ...                  ("b", "a"): {"mrr": {"W": 0, "T": 0, "L": 1}}})
     >>> print(report)
-    #  Model  MRR
-    -  -----  ------
-    a  a      0.750ᵇ
-    b  b      0.500
+    #    Model    MRR
+    ---  -------  ------
+    a    a        0.750ᵇ
+    b    b        0.500
     """
 
     def __init__(self, model_names: list[str], results: dict[str, dict[str, float]],
@@ -97,7 +97,9 @@ class Report:
             self.format_score(self.results[model][m]) + "".join(_SUPER[j] for j in self._better(model, m))
             for m in self.metrics] for i, model in enumerate(self.model_names)]
         headers = ["#", "Model", *[self.get_metric_label(m) for m in self.metrics]]
-        widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=True)]
+        # as tabulate's "simple" layout: a column is as wide as its cells or its title + 2
+        columns = zip(headers, *rows, strict=True)
+        widths = [max(len(col[0]) + 2, *(len(str(c)) for c in col)) for col in columns]
         lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)),
                  "  ".join("-" * w for w in widths)]
         lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
@@ -142,8 +144,9 @@ class Report:
                 sup = "".join(_CHARS[j] for j in self._better(model, m))
                 ph = "".join(_CHARS[j] for j, o in enumerate(self.model_names)
                              if o != model and j not in self._better(model, m))
-                cells.append(f"{score}$^{{{sup}}}$\\hphantom{{$^{{{ph}}}$}}")
-            body.append(f"{_CHARS[i]} &\n{model} &\n" + " &\n".join(cells) + "\\\\")
+                cells.append(f"{score}$^{{{sup}}}$\\hphantom{{$^{{{ph}}}$}} &")
+            cells[-1] = cells[-1][:-1]  # the last cell ends the row
+            body.append(f"{_CHARS[i]} &\n{model} &\n" + "\n".join(cells) + "\\\\")
         text = "\n".join(body).replace("_", "\\_").replace("$^{}$", "")
         tail = "\\bottomrule\n\\end{tabular}\n}\n\\label{tab:results}\n\\end{table*}"
         return f"{head}\n{text}\n{tail}"
