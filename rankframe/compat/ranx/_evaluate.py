@@ -54,7 +54,7 @@ def arrays_frame(x: Any, what: str) -> tuple[pl.DataFrame, list[str]]:
         return df.unique(["query_id", "doc_id"], keep="first", maintain_order=True), queries
     rank = np.concatenate([np.arange(n, 0, -1) for n in lengths]) if arrays else np.empty(0)
     df = pl.DataFrame({"query_id": q, "doc_id": docs, "score": rank.astype(np.float64)}, schema=_RUN)
-    return df, queries
+    return df.unique(["query_id", "doc_id"], keep="first", maintain_order=True), queries
 
 
 def dict_frame(d: Mapping[str, Mapping[str, Any]], what: str) -> pl.DataFrame:

@@ -104,7 +104,7 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
     """Each metric's value per query of ``queries`` (in that order), from one evaluation.
 
     ``qrels``: ``query_id, doc_id, relevance``; ``run``: ``[run,] query_id, doc_id, score`` in
-    ranx's order (ranked with ``ties="input"``). With a ``run`` column the keys are
+    ranx's order (ranked with ``ties="input"``), without duplicate documents. With a ``run`` column the keys are
     ``(run, metric)``.
 
     Examples
@@ -127,7 +127,7 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
         with warnings.catch_warnings():  # ranx says nothing about queries missing on either side
             warnings.simplefilter("ignore", RankframeWarning)
             values = rf.evaluate(qrels, run, unique, per_query=True, complete=True, ties="input",
-                                 dedupe="first", partitions=1)
+                                 partitions=1)
     if "run" not in values.columns:
         values = values.with_columns(run=pl.lit(None, pl.String))
     nonrel = qrels.group_by("query_id").agg(
