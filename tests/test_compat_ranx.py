@@ -96,6 +96,8 @@ def test_metric_functions_on_typed_lists(case: tuple[dict[str, Any], dict[str, A
     for i in range(len(tq)):  # bpref query by query (see the module's docstring)
         np.testing.assert_allclose(compat.metrics.bpref(cq[i:i + 1], cr[i:i + 1]),
                                    ranx.metrics.bpref(tq[i:i + 1], tr[i:i + 1]), equal_nan=True)
+    np.testing.assert_allclose(compat.metrics.interpolated_precision_at_recall(cq, cr),
+                               ranx.metrics.interpolated_precision_at_recall(tq, tr))
     np.testing.assert_allclose(compat.metrics.rank_biased_precision(cq, cr, 0.8),
                                ranx.metrics.rank_biased_precision(tq, tr, 0.8))
     for got, want in zip(compat.metrics.get_hit_lists(cq, cr, 3), ranx.metrics.get_hit_lists(tq, tr, 3),

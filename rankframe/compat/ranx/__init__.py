@@ -26,8 +26,8 @@ imported (pandas only when a DataFrame is asked for).
   runs in parallel threads and can give other values than query by query; the drop-in gives the
   query-by-query ones.
 - **Not yet**: ``ranx.fusion``, ``ranx.normalization``, ``fuse``, ``normalize``,
-  ``optimize_fusion`` (issue 41, ``rankframe.fuse``), ``plot``, ``from_ranxhub`` and
-  ``interpolated_precision_at_recall``: importable, they raise a one-line error.
+  ``optimize_fusion`` (issue 41, ``rankframe.fuse``) and ``plot``: importable, they raise
+  :class:`FusionPendingError` (a one-line error); ``Run.from_ranxhub`` (downloads) is absent.
 
 Examples
 --------

@@ -104,8 +104,8 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
     """Each metric's value per query of ``queries`` (in that order), from one evaluation.
 
     ``qrels``: ``query_id, doc_id, relevance``; ``run``: ``[run,] query_id, doc_id, score`` in
-    ranx's order (ranked with ``ties="input"``), without duplicate documents. With a ``run`` column the keys are
-    ``(run, metric)``.
+    ranx's order (ranked with ``ties="input"``), without duplicate documents. With a ``run``
+    column the keys are ``(run, metric)``.
 
     Examples
     --------
@@ -147,6 +147,24 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
             if p.name == "bpref":  # ranx: 0/0 without judged non-relevant documents
                 v = np.where((table.get_column(f"n{p.level}").to_numpy() == 0) & (v > 0), np.nan, v)
             out[m if r is None else (r, m)] = v
+    return out
+
+
+def measure_values(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
+                   measures: Sequence[Any]) -> dict[str, np.ndarray]:
+    """rankframe ``measures`` per query of ``queries`` (0 where not evaluated), by their names."""
+    order = pl.DataFrame({"query_id": list(queries)}, schema={"query_id": pl.String}).with_row_index("_pos")
+    out = {str(m): np.zeros(len(queries)) for m in measures}
+    if qrels.is_empty() or run.is_empty():
+        return out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RankframeWarning)
+        values = rf.evaluate(qrels, run, list(measures), per_query=True, complete=True, ties="input",
+                             partitions=1)
+    for name in out:
+        col = values.filter(pl.col("measure") == name).select("query_id", "value")
+        joined = order.join(col, on="query_id", how="left").sort("_pos")
+        out[name] = joined.get_column("value").fill_null(0.0).to_numpy()
     return out
 
 

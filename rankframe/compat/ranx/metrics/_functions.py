@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from rankframe._errors import InputError
+from rankframe._measures.iprec import IPrec
 from rankframe.compat.ranx._evaluate import arrays_frame
-from rankframe.compat.ranx._scoring import per_query
+from rankframe.compat.ranx._scoring import measure_values, per_query
 
 
 def _values(qrels: Any, run: Any, metric: str) -> np.ndarray:
@@ -138,7 +139,21 @@ def get_hit_lists(qrels: Any, run: Any, k: int = 0, rel_lvl: int = 1) -> list[np
 
 
 def interpolated_precision_at_recall(qrels: Any, run: Any, rel_lvl: int = 1) -> np.ndarray:
-    """Not in the drop-in yet (rankframe's ``IPrec`` rounds recall levels as trec_eval 10)."""
-    msg = ("interpolated_precision_at_recall: not in rankframe.compat.ranx yet (issue 41); "
-           "use rankframe.evaluate with IPrec@r")
-    raise InputError(msg)
+    r"""Interpolated precision at the recall levels 0, 0.1, ..., 1: shape ``(queries, 11)``.
+
+    The highest precision at a rank holding at least :math:`\lfloor xR + 0.9 \rfloor` relevant
+    documents (ranx's rounding, trec_eval 9's: ``IPrec(rounding='trec_eval9')@x``); 0 for a
+    query without relevant documents.
+
+    Examples
+    --------
+    >>> interpolated_precision_at_recall([np.array([[1, 1], [2, 1]])], [np.array([[3, 1], [1, 1]])])[0, :3]
+    array([0.5, 0.5, 0.5])
+    """
+    qdf, queries = arrays_frame(qrels, "qrels")
+    rdf, run_queries = arrays_frame(run, "run")
+    if len(queries) != len(run_queries):
+        msg = f"qrels and run: {len(queries)} judged queries but {len(run_queries)} rankings"
+        raise InputError(msg)
+    levels = [IPrec(cutoff=i / 10, rel=rel_lvl, rounding="trec_eval9") for i in range(11)]
+    return np.column_stack(list(measure_values(qdf, rdf, queries, levels).values())).reshape(-1, 11)
