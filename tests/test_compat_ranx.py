@@ -115,6 +115,13 @@ def test_bpref_query_by_query(case: tuple[dict[str, Any], dict[str, Any]]) -> No
         np.testing.assert_allclose(got, want, equal_nan=True, err_msg=metric)
 
 
+def test_the_real_ranx_objects_are_read_in_their_order() -> None:
+    scores = {f"d{i:02d}": float(i % 3) for i in range(40)}
+    qrels = {"q": {f"d{i:02d}": 1 for i in range(0, 40, 7)}}
+    want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run({"q": scores}), ["mrr", "precision@10"])
+    assert compat.evaluate(ranx.Qrels(qrels), ranx.Run({"q": scores}), ["mrr", "precision@10"]) == want
+
+
 def test_the_sort_order_is_ranxs_past_16_tied_documents() -> None:
     scores = {f"d{i:02d}": float(i % 3) for i in range(40)}
     assert list(compat.Run({"q": scores}).run["q"]) == list(ranx.Run({"q": scores}).run["q"])

@@ -86,8 +86,13 @@ def as_frame(x: Any, what: str) -> tuple[pl.DataFrame, list[str] | None]:
         return object_frame(x, what), list(x.keys())
     if isinstance(x, Mapping):
         return dict_frame(x, what), [str(q) for q in x]
-    if type(x).__module__.split(".")[0] == "ranx" and hasattr(x, "to_dict"):
-        return dict_frame(x.to_dict(), what), sorted(x.keys())
+    if _is_ranx(x):  # the real ranx's objects: their rows in their (sorted) order
+        mine = cls(None)
+        mine._data = {str(q): dict(docs) for q, docs in x.to_dict().items()}
+        if not getattr(x, "sorted", False):
+            mine.sort()
+        mine.sorted = True
+        return object_frame(mine, what), list(mine.keys())
     if isinstance(x, str | bytes) or not isinstance(x, Iterable | np.ndarray):
         msg = (f"{what}: expected a {cls.__name__}, a dict or a list of [[doc, value], ...] arrays; "
                f"got {type(x).__name__}")
@@ -95,9 +100,13 @@ def as_frame(x: Any, what: str) -> tuple[pl.DataFrame, list[str] | None]:
     return arrays_frame(x, what)
 
 
+def _is_ranx(x: Any) -> bool:
+    return type(x).__module__.split(".")[0] == "ranx" and hasattr(x, "to_dict")
+
+
 def _keys(x: Any) -> set[str] | None:
-    if isinstance(x, Qrels | Run):
-        return set(x.keys())
+    if isinstance(x, Qrels | Run) or _is_ranx(x):
+        return {str(k) for k in x.keys()}
     if isinstance(x, Mapping):
         return {str(k) for k in x}
     return None
