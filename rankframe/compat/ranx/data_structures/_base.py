@@ -5,6 +5,10 @@ query's documents in ranx's order (:mod:`~rankframe.compat.ranx._order`) once so
 ints for ``Qrels`` and floats for ``Run``. Files: TREC text (also gzipped), JSON, ranx's LZ4
 files (CBOR compressed twice by LZ4 frames; they need the ``lz4`` and ``cbor2`` packages, as
 ranx does) and Parquet (``q_id, doc_id, score`` columns, read by Polars).
+
+These objects are Python dicts, so building, sorting and flattening them loops over queries in
+Python, as ranx's own constructors do; the evaluation itself is one Polars plan over the
+flattened rows (:mod:`~rankframe.compat.ranx._scoring`).
 """
 
 from __future__ import annotations
