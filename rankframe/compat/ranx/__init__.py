@@ -1,0 +1,66 @@
+"""A drop-in for ranx 0.3.21: ``import rankframe.compat.ranx as ranx`` (was: ``import ranx``).
+
+``Qrels``, ``Run``, ``evaluate``, ``compare`` (its ``Report``) and ``ranx.metrics`` with ranx's
+semantics, every value computed by :func:`rankframe.evaluate`; ranx, numba and pandas are not
+imported (pandas only when a DataFrame is asked for).
+
+- **Tie order.** ranx ranks a ``Run``'s tied documents in the order numba's quicksort leaves
+  them (insertion order up to 16 documents, its own permutation beyond), a plain dict's in
+  reverse insertion order (up to 16), and per-query arrays in the given order. The drop-in
+  computes that order (:mod:`~rankframe.compat.ranx._order`) and evaluates with
+  ``ties="input"``. ``rankframe.evaluate(ranx_qrels, ranx_run)`` instead breaks ties by doc id
+  (trec_eval), so on tied runs the two differ where a cutoff or a rank cuts through a tie.
+- **Names and conventions** (:mod:`~rankframe.compat.ranx._scoring`): ``hits``, ``hit_rate``,
+  ``precision``, ``recall``, ``f1``, ``r-precision``, ``mrr``, ``map``, ``dcg``,
+  ``dcg_burges``, ``ndcg``, ``ndcg_burges``, ``bpref``, ``rbp.95``, each with ``@k`` and
+  ``-lN``. ``precision`` without ``k`` is over the run's length; nDCG's IDCG is over the
+  judgments of grade >= the level with their raw grades (0 when there are none: the query
+  scores 0); RBP weighs documents by their raw grades; bpref is NaN (0/0) for a query without
+  judged non-relevant documents that retrieves a relevant one; a query without judgments
+  scores 0.
+- **Known differences.** ranx hashes doc ids (``hash(doc)`` as float64) and counts a document
+  repeated in an array run at each copy; the drop-in matches ids exactly and counts the first.
+  ranx's IDCG over an unsorted judgments *array* uses the array's order; the drop-in's is the
+  ideal one. ``compare``'s randomization test draws its own permutations (rankframe's), so its
+  p-values are close to, not equal to, ranx's. ranx 0.3.21's ``bpref`` over 10 or more queries
+  runs in parallel threads and can give other values than query by query; the drop-in gives the
+  query-by-query ones.
+- **Not yet**: ``ranx.fusion``, ``ranx.normalization``, ``fuse``, ``normalize``,
+  ``optimize_fusion`` (issue 41, ``rankframe.fuse``) and ``plot``: importable, they raise
+  :class:`FusionPendingError` (a one-line error); ``Run.from_ranxhub`` (downloads) is absent.
+
+Examples
+--------
+>>> import rankframe.compat.ranx as ranx
+>>> qrels = ranx.Qrels({"q1": {"d1": 1, "d2": 1}})
+>>> run = ranx.Run({"q1": {"d3": 0.5, "d1": 0.5, "d2": 0.1}}, name="bm25")
+>>> float(ranx.evaluate(qrels, run, "precision@1"))  # the tie keeps d3 first, as in ranx
+0.0
+"""
+
+from __future__ import annotations
+
+from rankframe.compat.ranx import metrics
+from rankframe.compat.ranx._compare import compare
+from rankframe.compat.ranx._evaluate import evaluate
+from rankframe.compat.ranx._pending import FusionPendingError, pending
+from rankframe.compat.ranx.data_structures import Qrels, Report, Run
+
+fuse = pending("fuse")
+normalize = pending("normalize")
+optimize_fusion = pending("optimize_fusion")
+plot = pending("plot")
+
+__all__ = [
+    "FusionPendingError",
+    "Qrels",
+    "Report",
+    "Run",
+    "compare",
+    "evaluate",
+    "fuse",
+    "metrics",
+    "normalize",
+    "optimize_fusion",
+    "plot",
+]

@@ -1,0 +1,271 @@
+"""rankframe.compat.ranx against the real ranx 0.3.21 (installed in the test environment).
+
+Per-query values of every ranx metric (cutoffs, ``-l2``, ``rbp``) agree to 1e-9 on
+hypothesis-drawn judgments and runs whose scores tie on purpose (three score values over up to
+40 documents, past the 16 where numba's quicksort stops keeping insertion order), through each
+input ranx's ``evaluate`` takes: ``Qrels``/``Run``, plain dicts (sorted another way), and the
+per-query arrays of ``to_typed_list()`` given to ``ranx.metrics`` functions. ``bpref`` is
+compared query by query: ranx 0.3.21's value for a query may change with the other queries
+evaluated beside it (a query without judged non-relevant documents gives NaN alone, 0 next to
+another), so the drop-in reproduces the query-by-query values. ``compare``: the same means, win/tie/loss
+counts and t-test/Tukey p-values as ranx's Report (the randomization test draws differently);
+the report's layouts. Then files, frames, bad input and the import hygiene.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from typing import Any
+
+import numpy as np
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import rankframe as rf
+import rankframe.compat.ranx as compat
+
+ranx = pytest.importorskip("ranx", reason="the oracle: pip install ranx")
+numba = pytest.importorskip("numba")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_numba_thread() -> None:
+    """ranx in one thread: its parallel loops (from 10 queries on) may race on a loaded machine."""
+    numba.set_num_threads(1)
+
+METRICS = [
+    "hits@3", "hit_rate@2", "precision@5", "precision", "recall@3", "recall", "f1@4", "f1",
+    "r-precision", "mrr", "mrr@3", "map", "map@5", "dcg@5", "dcg", "dcg_burges@4", "ndcg@5",
+    "ndcg", "ndcg_burges@10", "ndcg_burges", "rbp.8", "rbp.95", "precision@5-l2", "ndcg@5-l2",
+    "map-l2", "rbp.8-l2", "mrr-l3", "dcg_burges@3-l2",
+]
+TIED = st.sampled_from([0.1, 0.2, 0.3])
+
+
+@st.composite
+def judged_runs(draw: st.DrawFn, max_queries: int = 6) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Judgments (grades 0-3) and a run over 1-40 documents whose scores tie."""
+    n = draw(st.integers(1, max_queries))
+    qrels, run = {}, {}
+    for i in range(n):
+        docs = draw(st.lists(st.integers(0, 44), min_size=1, max_size=12, unique=True))
+        qrels[f"q{i}"] = {f"d{d}": draw(st.integers(0, 3)) for d in docs}
+        ranked = draw(st.lists(st.integers(0, 44), min_size=1, max_size=40, unique=True))
+        run[f"q{i}"] = {f"d{d}": draw(TIED) for d in ranked}
+    return qrels, run
+
+
+def _assert_same(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
+    for m in theirs:
+        np.testing.assert_allclose(ours[m], theirs[m], rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=m)
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judged_runs())
+def test_qrels_and_run_objects_on_tied_scores(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    qrels, run = case
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), METRICS, return_mean=False)
+    ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), METRICS, return_mean=False)
+    _assert_same(ours, theirs)
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judged_runs())
+def test_plain_dicts_on_tied_scores(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    qrels, run = case  # a dict run is sorted by argsort(scores)[::-1]: another tie order
+    theirs = ranx.evaluate(qrels, run, METRICS, return_mean=False)
+    ours = compat.evaluate(qrels, run, METRICS, return_mean=False)
+    _assert_same(ours, theirs)
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judged_runs())
+def test_metric_functions_on_typed_lists(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    qrels, run = case
+    tq, tr = ranx.Qrels(qrels).to_typed_list(), ranx.Run(run).to_typed_list()
+    cq, cr = compat.Qrels(qrels).to_typed_list(), compat.Run(run).to_typed_list()
+    for name, k in [("hits", 3), ("hit_rate", 2), ("precision", 0), ("precision", 3), ("recall", 3),
+                    ("f1", 0), ("reciprocal_rank", 3), ("average_precision", 0), ("dcg", 3),
+                    ("ndcg", 0), ("dcg_burges", 0), ("ndcg_burges", 3)]:
+        np.testing.assert_allclose(getattr(compat.metrics, name)(cq, cr, k),
+                                       getattr(ranx.metrics, name)(tq, tr, k), rtol=1e-9, err_msg=name)
+    np.testing.assert_allclose(compat.metrics.r_precision(cq, cr), ranx.metrics.r_precision(tq, tr))
+    for i in range(len(tq)):  # bpref query by query (see the module's docstring)
+        np.testing.assert_allclose(compat.metrics.bpref(cq[i:i + 1], cr[i:i + 1]),
+                                   ranx.metrics.bpref(tq[i:i + 1], tr[i:i + 1]), equal_nan=True)
+    np.testing.assert_allclose(compat.metrics.interpolated_precision_at_recall(cq, cr),
+                               ranx.metrics.interpolated_precision_at_recall(tq, tr))
+    np.testing.assert_allclose(compat.metrics.rank_biased_precision(cq, cr, 0.8),
+                               ranx.metrics.rank_biased_precision(tq, tr, 0.8))
+    for got, want in zip(compat.metrics.get_hit_lists(cq, cr, 3), ranx.metrics.get_hit_lists(tq, tr, 3),
+                         strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(judged_runs(max_queries=1))
+def test_bpref_query_by_query(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    qrels, run = case
+    for metric in ("bpref", "bpref-l2"):
+        want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metric)
+        got = compat.evaluate(compat.Qrels(qrels), compat.Run(run), metric)
+        np.testing.assert_allclose(got, want, equal_nan=True, err_msg=metric)
+
+
+def test_the_real_ranx_objects_are_read_in_their_order() -> None:
+    scores = {f"d{i:02d}": float(i % 3) for i in range(40)}
+    qrels = {"q": {f"d{i:02d}": 1 for i in range(0, 40, 7)}}
+    want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run({"q": scores}), ["mrr", "precision@10"])
+    assert compat.evaluate(ranx.Qrels(qrels), ranx.Run({"q": scores}), ["mrr", "precision@10"]) == want
+
+
+def test_the_sort_order_is_ranxs_past_16_tied_documents() -> None:
+    scores = {f"d{i:02d}": float(i % 3) for i in range(40)}
+    assert list(compat.Run({"q": scores}).run["q"]) == list(ranx.Run({"q": scores}).run["q"])
+    assert list(compat.Qrels({"q": {d: int(s) for d, s in scores.items()}}).qrels["q"]) == list(
+        ranx.Qrels({"q": {d: int(s) for d, s in scores.items()}}).qrels["q"])
+
+
+def test_rankframe_evaluate_breaks_the_same_tie_by_doc_id() -> None:
+    """What the drop-in is for: ``rf.evaluate`` on ranx objects ranks ties as trec_eval does."""
+    qrels = ranx.Qrels({"q1": {"a": 1}})
+    run = ranx.Run({"q1": {"a": 1.0, "b": 1.0}})
+    assert ranx.evaluate(qrels, run, "mrr") == 1.0  # insertion order: a first
+    assert compat.evaluate(compat.Qrels(qrels.to_dict()), compat.Run(run.to_dict()), "mrr") == 1.0
+    assert rf.evaluate(qrels, run, ["RR"])["value"].to_list() == [0.5]  # doc id descending: b first
+
+
+def test_evaluate_stores_the_scores_in_the_run_as_ranx() -> None:
+    qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}}
+    run = {"q1": {"b": 0.5, "x": 0.9}, "q2": {"c": 0.3, "y": 0.3, "z": 0.1}}
+    theirs, ours = ranx.Run(run), compat.Run(run)
+    want = ranx.evaluate(ranx.Qrels(qrels), theirs, ["map@5", "ndcg"], return_std=True)
+    got = compat.evaluate(compat.Qrels(qrels), ours, ["map@5", "ndcg"], return_std=True)
+    assert {m: pytest.approx(v) for m, v in got.items()} == want
+    assert ours.mean_scores == pytest.approx(theirs.mean_scores)
+    assert ours.std_scores == pytest.approx(theirs.std_scores)
+    assert ours.scores.keys() == theirs.scores.keys()
+    for m, per_query in theirs.scores.items():
+        assert ours.scores[m] == pytest.approx(dict(per_query))
+
+
+def test_make_comparable_scores_missing_queries_zero() -> None:
+    qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
+    run = {"q1": {"a": 1.0}, "q3": {"b": 1.0}}
+    want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), ["mrr", "precision"], make_comparable=True)
+    got = compat.evaluate(compat.Qrels(qrels), compat.Run(run), ["mrr", "precision"], make_comparable=True)
+    assert got == pytest.approx(want) == {"mrr": 0.5, "precision": 0.5}
+
+
+# ----------------------------------------------------------------------------- compare / Report
+@pytest.fixture(scope="module")
+def three_runs() -> tuple[Any, ...]:
+    rng = np.random.default_rng(7)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in range(int(rng.integers(1, 8)))}
+             for i in range(40)}
+    runs = [{q: {f"d{j}": float(rng.integers(0, 4)) for j in range(int(rng.integers(1, 20)))} for q in qrels}
+            for _ in range(3)]
+    return qrels, runs
+
+
+@pytest.mark.parametrize("stat_test", ["student", "tukey", "fisher"])
+def test_compare_matches_ranx_report(three_runs: tuple[Any, ...], stat_test: str) -> None:
+    qrels, runs = three_runs
+    metrics = ["map@10", "mrr", "ndcg@5"]
+    theirs = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                          metrics, stat_test=stat_test, max_p=0.05)
+    ours = compat.compare(compat.Qrels(qrels), [compat.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                          metrics, stat_test=stat_test, max_p=0.05)
+    want, got = theirs.to_dict(), ours.to_dict()
+    assert got.keys() == want.keys()
+    for name in ours.model_names:
+        assert got[name]["scores"] == pytest.approx(want[name]["scores"], rel=1e-12)
+        assert got[name]["win_tie_loss"] == want[name]["win_tie_loss"]
+        tol = 0.05 if stat_test == "fisher" else 1e-6  # the randomization test draws its own signs
+        for other, p in want[name]["comparisons"].items():
+            assert got[name]["comparisons"][other] == pytest.approx(p, abs=tol)
+    assert ours.get_stat_test_label(stat_test) in ours.to_latex()
+    assert ours.to_latex().splitlines()[-12:] == theirs.to_latex().splitlines()[-12:] or stat_test == "fisher"
+
+
+def test_report_renders_as_ranx(three_runs: tuple[Any, ...]) -> None:
+    qrels, runs = three_runs
+    metrics = ["map@10", "ndcg@5-l2", "rbp.95"]
+    theirs = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                          metrics)
+    ours = compat.compare(compat.Qrels(qrels), [compat.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                          metrics)
+    assert str(ours).splitlines()[1] == str(theirs).splitlines()[1]  # tabulate's column widths
+    assert [row.split() for row in str(ours).splitlines()] == [r.split() for r in str(theirs).splitlines()]
+    assert ours.to_latex() == theirs.to_latex()
+    frame = ours.to_dataframe()
+    assert frame.columns.tolist() == ["model_names", *metrics]
+    want = theirs.to_dataframe()
+    assert frame["model_names"].tolist() == want["model_names"].tolist()
+    assert frame[metrics].to_numpy() == pytest.approx(want[metrics].to_numpy())
+
+
+# ----------------------------------------------------------------------------- files and frames
+@pytest.mark.parametrize("name", ["run.trec", "run.txt", "run.json", "run.lz4", "run.parquet"])
+def test_saved_runs_read_back_in_ranx(tmp_path: Any, name: str) -> None:
+    run = compat.Run({"q1": {"a": 0.5, "b": 0.25}, "q2": {"c": 1.0}}, name="bm25")
+    path = str(tmp_path / name)
+    run.save(path)
+    back = ranx.Run.from_file(path) if not name.endswith("parquet") else ranx.Run.from_parquet(path)
+    assert back.to_dict() == run.to_dict()
+    assert compat.Run.from_file(path).to_dict() == run.to_dict()
+
+
+def test_qrels_files_and_frames(tmp_path: Any) -> None:
+    qrels = {"q1": {"a": 1, "b": 0}, "q2": {"c": 2}}
+    ranx.Qrels(qrels).save(str(tmp_path / "q.trec"))
+    assert compat.Qrels.from_file(str(tmp_path / "q.trec")).to_dict() == qrels
+    df = pl.DataFrame({"q_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [1, 0, 2]})
+    assert compat.Qrels.from_df(df).to_dict() == qrels
+    assert compat.Qrels.from_df(df.to_pandas()).to_dataframe().equals(ranx.Qrels(qrels).to_dataframe())
+
+
+# ----------------------------------------------------------------------------- bad input
+QRELS, RUN = {"q": {"a": 1}}, {"q": {"a": 1.0}}
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "words"),
+    [
+        (lambda: compat.evaluate(QRELS, RUN, "ndcg@x"), rf.MeasureError, "not a ranx metric"),
+        (lambda: compat.evaluate(QRELS, RUN, "rbp"), rf.MeasureError, "persistence"),
+        (lambda: compat.evaluate(QRELS, {"p": {"a": 1.0}}, "mrr"), rf.InputError, "make_comparable"),
+        (lambda: compat.evaluate({"q": {"a": 1}}, 42, "mrr"), rf.InputError, "run: expected"),
+        (lambda: compat.Run.from_file("run.csv"), rf.InputError, "kind"),
+        (lambda: compat.Run.from_file("/nonexistent/run.trec"), rf.InputError, "cannot read"),
+        (lambda: compat.Run({"q": [1, 2]}), rf.InputError, "query 'q'"),
+        (lambda: compat.Run.from_df(pl.DataFrame({"q": ["a"]})), rf.InputError, "q_id_col"),
+        (lambda: compat.metrics.precision([np.ones((1, 2))], [np.ones((1, 2))], -1), rf.InputError, "k"),
+        (lambda: compat.compare(compat.Qrels({"q": {"a": 1}}), [compat.Run({"q": {"a": 1.0}})], "mrr",
+                                stat_test="wilcoxon"), rf.InputError, "stat_test"),
+    ],
+)
+def test_bad_input_is_one_line(call: Any, error: type[Exception], words: str) -> None:
+    with pytest.raises(error) as info:
+        call()
+    assert words in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_fusion_is_a_clear_placeholder() -> None:
+    from rankframe.compat.ranx.fusion import rrf
+
+    with pytest.raises(compat.FusionPendingError, match="issue 41"):
+        rrf([])
+    with pytest.raises(NotImplementedError):
+        compat.fuse()
+
+
+def test_importing_the_drop_in_loads_neither_ranx_numba_nor_pandas() -> None:
+    code = ("import sys, rankframe.compat.ranx as r; r.Run({'q': {'a': 1.0}}); "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'ranx', 'numba', 'pandas'}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
