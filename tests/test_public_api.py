@@ -21,6 +21,7 @@ PUBLIC = {
     "compare",
     "evaluate",
     "explain",
+    "fuse",
     "expr",
     "judged_frame",
     "measures",
