@@ -46,7 +46,7 @@ def generate(rows: int, runs: int, depth: int, seed: int) -> list[Path]:
     for r, path in enumerate(paths):
         q = np.repeat(np.arange(queries), depth)
         docs = np.argsort(rng.random((queries, pool)), axis=1)[:, :depth].ravel()
-        score = np.round(rng.normal(10, 3, q.size), 4)
+        score = -np.sort(-np.round(rng.normal(10, 3, (queries, depth)), 4), axis=1).ravel()
         frame = pl.DataFrame(
             {
                 "q": q.astype(str),
@@ -64,6 +64,7 @@ def generate(rows: int, runs: int, depth: int, seed: int) -> list[Path]:
 def child(engine: str, task: str, paths: list[str]) -> None:
     """Fuse in this process; print seconds and peak memory as JSON."""
     method, norm = TASKS[task]
+    sys.path.insert(0, str(HERE.parent))  # this checkout's rankframe, not an installed one
     if engine == "rankframe":
         import rankframe as rf
 

@@ -1,7 +1,7 @@
 """The ``rankframe fuse`` subcommand: several runs fused into one run file.
 
 ``rankframe fuse RUN RUN... [--method rrf] [--norm NORM] [--param NAME=VALUE...]
-[--weights W...] [-o OUT] [--tag TAG]`` writes the fused run (see :func:`rankframe.fuse`) as
+[--weights W...] [--qrels QRELS] [-o OUT] [--tag TAG]`` writes the fused run (see :func:`rankframe.fuse`) as
 a TREC run file (``query Q0 doc rank score tag``; to standard output without ``-o``), or as
 Parquet when ``OUT`` ends in ``.parquet``.
 """
@@ -41,7 +41,8 @@ def add_fuse_parser(subparsers: Any) -> None:
         help="fuse runs into one (rrf, CombMNZ, Borda, Condorcet... as ranx)",
         usage=(
             f"{PROG} fuse RUN RUN [RUN ...] [--method METHOD] [--norm NORM]\n"
-            "         [--param NAME=VALUE ...] [--weights W [W ...]] [-o OUT] [--tag TAG]"
+            "         [--param NAME=VALUE ...] [--weights W [W ...]] [--qrels QRELS]\n"
+            "         [-o OUT] [--tag TAG]"
         ),
         description=(
             "Fuse the runs into one with one of ranx's fusion methods, after an optional "
@@ -53,7 +54,8 @@ def add_fuse_parser(subparsers: Any) -> None:
             f"  {PROG} fuse bm25.txt splade.txt --method rrf -o fused.txt\n"
             f"  {PROG} fuse bm25.txt splade.txt --method mnz --norm min-max -o fused.parquet\n"
             f"  {PROG} fuse a.txt b.txt c.txt --method wsum --norm zmuv --weights 0.5 0.3 0.2\n"
-            f"  {PROG} fuse a.txt b.txt --method rbc --param phi=0.8 --tag rbc08"
+            f"  {PROG} fuse a.txt b.txt --method rbc --param phi=0.8 --tag rbc08\n"
+            f"  {PROG} fuse a.txt b.txt --method probfuse --param n_segments=10 --qrels train-qrels.txt"
         ),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
@@ -85,6 +87,12 @@ def add_fuse_parser(subparsers: Any) -> None:
         help="one weight per run (wsum, wmnz, mixed, w_bordafuse, w_condorcet)",
     )
     fp.add_argument(
+        "--qrels",
+        metavar="QRELS",
+        help="judgments of training queries, for the trained methods (probfuse, segfuse, "
+        "slidefuse, posfuse, mapfuse, bayesfuse)",
+    )
+    fp.add_argument(
         "-o", "--output", metavar="OUT", help="write here (.parquet: Parquet; else TREC run text)"
     )
     fp.add_argument("--tag", default=None, help="the run tag of the TREC file (default: the method)")
@@ -112,11 +120,15 @@ def _trec_lines(fused: pl.DataFrame, tag: str) -> pl.DataFrame:
 def _check_flags(args: argparse.Namespace, runs: int) -> None:
     """The method, normalisation, parameters and weights: a usage error when they do not fit."""
     from rankframe._fusion.fuse import check_arguments
+    from rankframe._fusion.methods import get_method
 
     try:
         check_arguments(args.method, args.norm, dict(args.param or ()), args.weights, runs)
     except RankframeError as err:
         raise UsageError(str(err)) from None
+    if get_method(args.method).trained and args.qrels is None:
+        msg = f"--method {args.method} learns from judgments: give --qrels QRELS (training queries)."
+        raise UsageError(msg)
 
 
 def _cmd_fuse(args: argparse.Namespace) -> int:
@@ -138,6 +150,7 @@ def _cmd_fuse(args: argparse.Namespace) -> int:
         norm=args.norm,
         weights=args.weights,
         params=dict(args.param or ()),
+        qrels=args.qrels,
         columns=_mapping(args.run_column, "--run-column"),
     )
     if args.output is not None and args.output.endswith(".parquet"):

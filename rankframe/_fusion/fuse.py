@@ -13,6 +13,7 @@ from rankframe._errors import InputError
 from rankframe._fusion import condorcet as _condorcet  # registers condorcet, w_condorcet
 from rankframe._fusion import methods as _methods
 from rankframe._fusion import norms as _norms
+from rankframe._fusion import trained as _trained
 from rankframe._fusion.inputs import RUN, check_wide, read_runs
 from rankframe._fusion.methods import Aligned, Method, get_method
 from rankframe._fusion.norms import POS, WINDOW, Norm, borda_norm, get_norm
@@ -22,13 +23,18 @@ def _check_params(method: Method, params: Mapping[str, Any] | None) -> dict[str,
     """The method's parameters: the defaults, overridden by ``params``; required ones present."""
     given = dict(params or {})
     given.pop("weights", None)
+    if method.trained:
+        given.pop(_trained.LEARNT[method.name], None)
     unknown = sorted(set(given) - set(method.params))
     if unknown:
         valid = ", ".join(method.params) or "none"
         msg = f"fuse(method={method.name!r}) has no parameter {unknown[0]!r}; its parameters: {valid}."
         raise InputError(msg)
     out = {**method.params, **given}
+    learnt = method.trained and _trained.LEARNT[method.name] in (params or {})
     for name, value in out.items():
+        if value is None and learnt and name == "n_segments":  # probfuse's is the probs' length
+            continue
         if value is None:
             msg = f"fuse(method={method.name!r}) needs the parameter {name!r}: pass params={{{name!r}: ...}}."
             raise InputError(msg)
@@ -98,15 +104,43 @@ def _long_plan(frames: list[pl.LazyFrame], norm: Norm | None, positions: bool) -
     return long
 
 
-def _wide_plan(long: pl.LazyFrame, runs: int, positions: bool) -> pl.LazyFrame:
-    """One row per (query, document): each run's value ``v{r}`` and position ``p{r}`` (null if absent)."""
-    aggs = [pl.len().alias("_n")]
-    for r in range(runs):
-        mine = pl.col(RUN) == r
-        aggs.append(pl.col("_v").filter(mine).first().alias(f"v{r}"))
-        if positions:
-            aggs.append(pl.col(POS).filter(mine).first().alias(f"p{r}"))
-    return long.group_by(Q, D).agg(aggs)
+def _wide_plan(long: pl.LazyFrame, runs: int, column: str) -> pl.LazyFrame:
+    """One row per (query, document): run ``r``'s ``column`` in ``{column}{r}`` (null if absent).
+
+    Each run's column is spread out before the group_by, whose aggregations are then the plain
+    ``max`` (one value or none per group and run) and the row count ``_n``, which exposes
+    documents retrieved twice.
+    """
+    source = "_v" if column == "v" else POS
+    spread = [pl.when(pl.col(RUN) == r).then(pl.col(source)).alias(f"{column}{r}") for r in range(runs)]
+    aggs = [pl.len().alias("_n"), *(pl.col(f"{column}{r}").max() for r in range(runs))]
+    return long.with_columns(spread).group_by(Q, D).agg(aggs)
+
+
+def _trained_long(
+    m: Method, long: pl.LazyFrame, runs: int, given: Mapping[str, Any], p: dict[str, Any], qrels: Any
+) -> pl.LazyFrame:
+    """A trained method's per-row scores, from the learnt values given or learnt from ``qrels``."""
+    key = _trained.LEARNT[m.name]
+    if key in given:
+        learnt = {key: [list(map(float, v)) if key != "map_scores" else float(v) for v in given[key]]}
+        if len(learnt[key]) != runs:
+            msg = f"params[{key!r}] of {m.name} must hold one entry per run ({runs}). Got {len(learnt[key])}."
+            raise InputError(msg)
+    elif qrels is None:
+        msg = (
+            f"fuse(method={m.name!r}) learns from judgments: pass qrels=... (the training queries' "
+            f"judgments) or the learnt params={{{key!r}: ...}}."
+        )
+        raise InputError(msg)
+    else:
+        from rankframe._engine.prepare import _check_dtypes
+        from rankframe._io.readers import read_qrels
+
+        judged = _check_dtypes(read_qrels(qrels), "qrels", "qrels")
+        long = long.collect().lazy()  # read once, for the training and the fusion
+        learnt = _trained.train(m.name, long, judged, runs, p)
+    return _trained.per_row(m.name, long, learnt, p)
 
 
 def fuse(
@@ -116,6 +150,7 @@ def fuse(
     norm: str | None = None,
     weights: Sequence[float] | None = None,
     params: Mapping[str, Any] | None = None,
+    qrels: Any = None,
     columns: Mapping[str, str] | None = None,
 ) -> pl.DataFrame:
     r"""Fuse several runs into one, with any of ranx's fusion methods and normalisations.
@@ -141,7 +176,15 @@ def fuse(
         ``w_bordafuse``, ``w_condorcet``).
     params
         The method's parameters: ``k`` of ``rrf`` (60), ``phi`` of ``rbc`` (required),
-        ``gamma`` of ``gmnz`` (required), ``sigma`` of ``logn_isr`` (0.01).
+        ``gamma`` of ``gmnz`` (required), ``sigma`` of ``logn_isr`` (0.01); ``n_segments`` of
+        ``probfuse`` and ``w`` of ``slidefuse`` (required). The trained methods' learnt values
+        under ranx's names: ``probs`` (probfuse, segfuse, slidefuse, posfuse), ``map_scores``
+        (mapfuse), ``log_odds`` (bayesfuse), one entry per run.
+    qrels
+        Judgments of training queries, for the trained methods (``probfuse``, ``segfuse``,
+        ``slidefuse``, ``posfuse``, ``mapfuse``, ``bayesfuse``) when ``params`` does not hold
+        their learnt values: they learn from the runs' rankings of the judged queries (relevance
+        >= 1 is relevant), then fuse every query.
     columns
         Map canonical name -> column name of the runs, as :func:`rankframe.read_run`.
 
@@ -205,8 +248,13 @@ def fuse(
     names, frames, wheres = read_runs(runs, columns)
     w = _check_weights(m, weights, len(frames))
     positions = m.reads_position or (nm is not None and nm.expr is None)
-    wide = _wide_plan(_long_plan(frames, nm, positions), len(frames), positions).collect()
-    check_wide(wide, names, wheres)
+    column = "p" if positions else "v"
+    long = _long_plan(frames, nm, positions)
+    if m.trained:
+        long = _trained_long(m, long, len(frames), params or {}, p, qrels)
+        column = "v"
+    wide = _wide_plan(long, len(frames), column).collect()
+    check_wide(wide, column, names, wheres)
     lazy = wide.lazy()
     if nm is not None and nm.expr is None:
         lazy = lazy.with_columns(

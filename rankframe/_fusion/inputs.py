@@ -61,13 +61,13 @@ def read_runs(
     return names, list(_align_ids(*frames)), wheres
 
 
-def check_wide(wide: pl.DataFrame, names: list[str], wheres: list[str]) -> None:
+def check_wide(wide: pl.DataFrame, column: str, names: list[str], wheres: list[str]) -> None:
     """Refuse empty runs and documents retrieved twice for a query in one run.
 
-    ``wide`` has one row per (query, document), the run ``r``'s score (or position) in
-    ``v{r}`` (null where it did not retrieve the document) and the number of rows in ``_n``.
+    ``wide`` has one row per (query, document), the run ``r``'s score or position in
+    ``{column}{r}`` (null where it did not retrieve the document) and the number of rows in ``_n``.
     """
-    present = [pl.col(f"v{r}").is_not_null() for r in range(len(names))]
+    present = [pl.col(f"{column}{r}").is_not_null() for r in range(len(names))]
     stats = wide.select(
         *(p.sum().alias(f"c{r}") for r, p in enumerate(present)),
         (pl.col("_n") > pl.sum_horizontal(present)).arg_true().first().alias("dup"),
