@@ -258,7 +258,8 @@ def fuse(
     lazy = wide.lazy()
     if nm is not None and nm.expr is None:
         lazy = lazy.with_columns(
-            borda_norm(pl.col(f"p{r}"), pl.len().over(Q)).alias(f"v{r}") for r in range(len(frames))
+            borda_norm(pl.col(f"p{r}"), pl.len().over(Q).cast(pl.Float64)).alias(f"v{r}")
+            for r in range(len(frames))
         )
     if m.name in ("condorcet", "w_condorcet"):
         fused = _condorcet.condorcet_plan(lazy, len(frames), w)
@@ -268,6 +269,7 @@ def fuse(
             p=[pl.col(f"p{r}") for r in range(len(frames))],
             weights=w,
             params=p,
+            reads_position=m.reads_position,
         )
         fused = lazy.select(Q, D, m.combine(aligned).cast(pl.Float64).alias(S))
     return fused.sort([Q, S, D], descending=[False, True, False]).collect()

@@ -31,11 +31,13 @@ class Aligned:
     p: list[pl.Expr]
     weights: list[float] | None
     params: Mapping[str, Any]
+    #: Whether the runs were aligned on their positions ``p`` (else on their scores ``v``).
+    reads_position: bool = False
 
     @property
     def candidates(self) -> pl.Expr:
         """The number of documents any run retrieved for the query."""
-        return pl.len().over(Q)
+        return pl.len().over(Q).cast(pl.Int64)
 
 
 @dataclass(frozen=True)
@@ -57,7 +59,9 @@ def _fold(exprs: Sequence[pl.Expr]) -> pl.Expr:
 
 
 def _count(a: Aligned) -> pl.Expr:
-    return pl.sum_horizontal([v.is_not_null() for v in a.v]).cast(pl.Float64)
+    """The number of runs that retrieved the document."""
+    present = a.p if a.reads_position else a.v
+    return pl.sum_horizontal([x.is_not_null() for x in present]).cast(pl.Float64)
 
 
 def _weights(a: Aligned) -> list[float]:
@@ -88,9 +92,23 @@ def _rrf(a: Aligned) -> pl.Expr:
     return _fold([1.0 / (k + p + 1) for p in a.p])
 
 
+def _int_power(base: float, exponent: pl.Expr, bits: int = 32) -> pl.Expr:
+    """``base ** exponent`` for an integer exponent by repeated squaring, as numba computes it.
+
+    The product runs over the exponent's set bits from the lowest, each factor the base squared
+    that many times: the same roundings as numba's loop (``pow`` differs in the last bit).
+    """
+    out: pl.Expr = pl.lit(1.0)
+    square = float(base)
+    for bit in range(bits):
+        out = out * pl.when((exponent & (1 << bit)) != 0).then(pl.lit(square)).otherwise(pl.lit(1.0))
+        square *= square
+    return out
+
+
 def _rbc(a: Aligned) -> pl.Expr:
     phi = a.params["phi"]
-    return _fold([(1 - phi) * pl.lit(phi, pl.Float64).pow(p) for p in a.p])
+    return _fold([pl.when(p.is_not_null()).then((1 - phi) * _int_power(phi, p)) for p in a.p])
 
 
 def _wsum_of(values: list[pl.Expr], weights: list[float]) -> pl.Expr:
@@ -133,7 +151,7 @@ METHODS: dict[str, Method] = {
         ),
         Method("med", lambda a: _median(a.v, _count(a)), doc="CombMED: the median score"),
         Method("sum", lambda a: _fold(a.v), doc="CombSUM: the sum of the scores"),
-        Method("anz", _comb(lambda n, a: 1.0 / n), doc="CombANZ: the sum over the runs retrieving it"),
+        Method("anz", lambda a: _fold(a.v) / _count(a), doc="CombANZ: the sum over the runs retrieving it"),
         Method("mnz", _comb(lambda n, a: n), doc="CombMNZ: the sum times the runs retrieving it"),
         Method(
             "gmnz",

@@ -125,7 +125,7 @@ def borda_norm(p: pl.Expr, candidates: pl.Expr) -> pl.Expr:
     ``p`` is null where the run did not retrieve the document; ``candidates`` counts the
     query's documents over all runs.
     """
-    retrieved = p.count().over(Q)
+    retrieved = p.count().over(Q).cast(pl.Float64)
     return (
         pl.when(p.is_not_null()).then(1 - p / candidates).otherwise(0.5 - (retrieved - 1) / (2 * candidates))
     )

@@ -13,6 +13,7 @@ in input order); a judged query the run lacks has an empty one.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 from functools import reduce
 from typing import Any
@@ -20,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from rankframe._engine.options import REL, D, Q
-from rankframe._errors import InputError
+from rankframe._errors import InputError, RankframeWarning
 from rankframe._fusion.inputs import RUN
 from rankframe._fusion.methods import Aligned, Method, _fold, register
 from rankframe._fusion.norms import POS
@@ -40,6 +41,11 @@ LEARNT = {
     "mapfuse": "map_scores",
     "bayesfuse": "log_odds",
 }
+
+
+def _segment(pos: pl.Expr) -> pl.Expr:
+    """segfuse's segment of a 0-based rank: how many segment bounds it has passed."""
+    return pl.sum_horizontal([(pos >= b).cast(pl.Int64) for b in SEGFUSE_BOUNDS[1:-1]])
 
 
 def _hits(long: pl.LazyFrame, qrels: pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -95,7 +101,7 @@ def train(
         out = _arrays(probs, "_k", "hit", runs)
         return {"probs": [row + [0.0] * (segments - len(row)) for row in out]}
     if method == "segfuse":
-        k = pl.col(POS).cut(SEGFUSE_BOUNDS[1:-1], left_closed=True).to_physical().cast(pl.Int64)
+        k = _segment(pl.col(POS))
         sizes = [b - a for a, b in zip(SEGFUSE_BOUNDS, SEGFUSE_BOUNDS[1:], strict=False)]
         size = pl.col("_k").replace_strict(list(range(len(sizes))), sizes, return_dtype=pl.Float64)
         probs = (
@@ -129,7 +135,9 @@ def train(
         for r in range(runs):
             mine = long.filter(pl.col(RUN) == r).sort(POS)  # ranked, ties in input order
             run = mine.select(Q, D, pl.col("_v").alias("score"))
-            value = evaluate(qrels, run, "AP", ties="input", complete=True)["value"]
+            with warnings.catch_warnings():  # a judged query the run lacks scores 0, as in ranx
+                warnings.simplefilter("ignore", RankframeWarning)
+                value = evaluate(qrels, run, "AP", ties="input", complete=True)["value"]
             maps.append(float(value[0]) if len(value) else 0.0)
         return {"map_scores": maps}
     raise AssertionError(method)  # pragma: no cover
@@ -165,7 +173,7 @@ def per_row(
             value.fill_null(0.0).alias("_v")
         )
     if method == "segfuse":
-        k = pl.col(POS).cut(SEGFUSE_BOUNDS[1:-1], left_closed=True).to_physical().cast(pl.Int64)
+        k = _segment(pl.col(POS))
         long = long.with_columns(pl.when(pl.col(POS) < SEGFUSE_BOUNDS[-1]).then(k).alias("_k"))
         value = (pl.col("_t") * (pl.col("_v") + 1)).fill_null(0.0)
         return long.join(_lookup(learnt["probs"], "_k"), on=[RUN, "_k"], how="left").with_columns(
