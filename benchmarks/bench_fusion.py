@@ -99,6 +99,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--tasks", nargs="+", default=list(TASKS), choices=list(TASKS))
+    ap.add_argument("--no-warmup", action="store_true", help="numba's cache is warm already")
     ap.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -106,7 +107,7 @@ def main() -> None:
         return
     paths = generate(args.rows, args.runs, args.depth, args.seed)
     print(f"{args.runs} runs, {args.rows:,} rows, {args.depth} documents per query", flush=True)
-    for task in args.tasks:
+    for task in [] if args.no_warmup else args.tasks:
         spawn("ranx", task, paths)  # numba's compile cache, untimed
     results: dict[tuple[str, str], list[dict]] = {}
     for i in range(args.rounds):
