@@ -32,6 +32,7 @@ from rankframe._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from rankframe._compare.comparison import Comparison, compare
+    from rankframe._fusion.fuse import fuse
 
 load_all()
 
@@ -42,6 +43,10 @@ def __getattr__(name: str) -> Any:
         from rankframe._compare import comparison as _compare
 
         return getattr(_compare, name)
+    if name == "fuse":  # the fusion plans, imported on first use too
+        from rankframe._fusion.fuse import fuse
+
+        return fuse
     msg = f"module 'rankframe' has no attribute {name!r}"
     raise AttributeError(msg)
 
@@ -58,6 +63,7 @@ __all__ = [
     "evaluate",
     "explain",
     "expr",
+    "fuse",
     "judged_frame",
     "measures",
     "parse_measure",

@@ -22,6 +22,7 @@ PUBLIC = {
     "evaluate",
     "explain",
     "expr",
+    "fuse",
     "judged_frame",
     "measures",
     "parse_measure",

@@ -1,6 +1,6 @@
 """The ``rankframe`` command: a thin shell over the library.
 
-Six subcommands:
+Seven subcommands:
 
 * ``rankframe trec_eval [-q] [-c] [-n] [-J] [-M N] [-l N] [-m MEASURE]... [-R FORMAT]
   [-Z ZSCORES] QRELS RUN`` prints exactly what trec_eval 10.0 prints (see
@@ -9,6 +9,8 @@ Six subcommands:
   aligned table for people or as a tidy frame (csv, tsv, json, jsonl, parquet) for pipelines;
 * ``rankframe compare QRELS RUN RUN... [-m MEASURE...]`` tests the runs against each other (see
   :func:`rankframe.compare`);
+* ``rankframe fuse RUN RUN... [--method M] [--norm N] [-o OUT]`` fuses runs into one run file
+  (see :mod:`rankframe._cli.fuse`);
 * ``rankframe learn DATA --test FILE ...`` trains linear rankers per loss, selects each on
   validation and tests once (see :mod:`rankframe._cli.learn`);
 * ``rankframe sql -m MEASURE... [--dialect D]`` prints the evaluation as one SQL query for a
@@ -42,6 +44,7 @@ import polars as pl
 from rankframe._cli.common import PROG, UsageError
 from rankframe._cli.compare import add_compare_parser
 from rankframe._cli.evaluate import add_evaluate_parser
+from rankframe._cli.fuse import add_fuse_parser
 from rankframe._cli.learn import add_learn_parser
 from rankframe._cli.measures import add_measures_parser
 from rankframe._cli.sql import add_sql_parser
@@ -54,6 +57,7 @@ SUBCOMMANDS = {
     "trec_eval": add_trec_eval_parser,
     "evaluate": add_evaluate_parser,
     "compare": add_compare_parser,
+    "fuse": add_fuse_parser,
     "learn": add_learn_parser,
     "sql": add_sql_parser,
     "measures": add_measures_parser,
