@@ -374,10 +374,13 @@ def _powers(p: float, k: pl.Expr) -> pl.Expr:
 
 
 @functools.lru_cache(maxsize=64)
-def _power_table(p: float) -> tuple[pl.Series, pl.Series]:
-    """The table of :func:`_powers` for ``p`` as Series, built once per ``p``."""
-    keys = pl.Series([float(i) for i in range(POW_TABLE)], dtype=pl.Float64)
-    return keys, pl.Series([p**i for i in range(POW_TABLE)], dtype=pl.Float64)
+def _power_table(p: float) -> tuple[pl.Expr, pl.Expr]:
+    """The table of :func:`_powers` for ``p`` as scalar list literals, built once per ``p``.
+
+    (As :func:`rankframe._measures._arith.c_log2`'s table: a Series literal would be a column.)
+    """
+    keys = pl.lit([float(i) for i in range(POW_TABLE)], dtype=pl.List(pl.Float64))
+    return keys, pl.lit([p**i for i in range(POW_TABLE)], dtype=pl.List(pl.Float64))
 
 
 def _weights(ranks: pl.Expr, p: float) -> pl.Expr:
