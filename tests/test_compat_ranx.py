@@ -255,13 +255,73 @@ def test_bad_input_is_one_line(call: Any, error: type[Exception], words: str) ->
     assert "\n" not in str(info.value)
 
 
-def test_fusion_is_a_clear_placeholder() -> None:
-    from rankframe.compat.ranx.fusion import rrf
+_FUSE_A = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 2.0, "d4": 0.5}, "q2": {"d1": 1.0, "d5": 1.0}}
+_FUSE_B = {"q1": {"d3": 0.9, "d1": 0.9, "d5": 0.1}, "q2": {"d5": 2.0, "d2": 0.4}}
+_FUSE_QRELS = {"q1": {"d1": 1, "d3": 1}, "q2": {"d5": 1}}
 
-    with pytest.raises(compat.FusionPendingError, match="issue 41"):
-        rrf([])
-    with pytest.raises(NotImplementedError):
-        compat.fuse()
+
+@pytest.mark.parametrize(
+    ("norm", "method", "params"),
+    [
+        ("min-max", "wsum", {"weights": [0.3, 0.7]}),
+        (None, "rrf", {"k": 2}),
+        ("rank", "mnz", {}),
+        ("zmuv", "isr", {}),
+        ("max", "rbc", {"phi": 0.8}),
+        ("min-max-inverted", "wmnz", {"weights": [1.0, 2.0]}),
+    ],
+)
+def test_fuse_matches_ranx(norm: str | None, method: str, params: dict[str, Any]) -> None:
+    """Tied scores on purpose: the ranks (ties in ranx's order) decide rrf, isr, rbc, bordafuse."""
+    ours = compat.fuse([compat.Run(_FUSE_A), compat.Run(_FUSE_B)], norm=norm, method=method, params=params)
+    theirs = ranx.fuse([ranx.Run(_FUSE_A), ranx.Run(_FUSE_B)], norm=norm, method=method, params=params)
+    assert ours.name == theirs.name
+    assert ours.keys() == theirs.keys()
+    for q in theirs.keys():
+        assert ours[q] == pytest.approx(dict(theirs[q]), abs=1e-12)
+
+
+@pytest.mark.parametrize(("method", "extra"), [("probfuse", {"n_segments": 2}), ("posfuse", {}),
+                                                ("mapfuse", {}), ("bayesfuse", {})])
+def test_trained_fusion_matches_ranx(method: str, extra: dict[str, Any]) -> None:
+    from ranx import fusion as real
+
+    from rankframe.compat.ranx import fusion as ours
+
+    runs = [compat.Run(_FUSE_A), compat.Run(_FUSE_B)]
+    ranx_runs = [ranx.Run(_FUSE_A), ranx.Run(_FUSE_B)]
+    learnt = getattr(ours, f"{method}_train")(compat.Qrels(_FUSE_QRELS), runs, **extra)
+    expected = getattr(real, f"{method}_train")(ranx.Qrels(_FUSE_QRELS), ranx_runs, **extra)
+    for a, b in zip(learnt, expected, strict=True):
+        assert np.asarray(a) == pytest.approx(np.asarray(b), abs=0)
+    fused = getattr(ours, method)(runs, learnt)
+    truth = getattr(real, method)(ranx_runs, expected)
+    assert fused.name == truth.name
+    for q in truth.keys():
+        assert fused[q] == pytest.approx(dict(truth[q]), abs=1e-12)
+
+
+def test_normalisations_leave_the_run_and_match_ranx() -> None:
+    run = compat.Run(_FUSE_A, name="bm25")
+    for norm in ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank"):
+        ours, theirs = compat.normalize(run, norm), ranx.normalize(ranx.Run(_FUSE_A), norm)
+        assert ours.name == "bm25"
+        for q in theirs.keys():
+            assert ours[q] == pytest.approx(dict(theirs[q]), abs=1e-12)
+    assert run.run == compat.Run(_FUSE_A).run
+
+
+def test_fusion_errors_are_one_line() -> None:
+    from rankframe.compat.ranx.fusion import fusion_switch, rrf
+
+    with pytest.raises(rf.InputError, match="at least 2"):
+        rrf([compat.Run(_FUSE_A)])
+    with pytest.raises(rf.InputError, match="not supported"):
+        fusion_switch("nope")
+    with pytest.raises(rf.InputError, match="query ids do not match"):
+        compat.fuse([compat.Run(_FUSE_A), compat.Run({"q1": {"d1": 1.0}})], method="sum")
+    with pytest.raises(NotImplementedError, match="grid search"):
+        compat.optimize_fusion()
 
 
 def test_importing_the_drop_in_loads_neither_ranx_numba_nor_pandas() -> None:

@@ -121,8 +121,15 @@ def train(
             mine = per_q.filter(pl.col(RUN) == r)
             values = []
             for start, end in zip(BAYES_BOUNDS, BAYES_BOUNDS[1:], strict=False):
-                hits_in = mine.filter(pl.col(POS).is_between(start, end - 1))["hit"].sum()
-                precision = hits_in / (end - start) / n
+                # ranx adds each judged query's precision / n in query order: a running sum
+                per_query = (
+                    mine.filter(pl.col(POS).is_between(start, end - 1))
+                    .group_by(Q)
+                    .agg(pl.col("hit").sum())
+                    .sort(Q)
+                    .select((pl.col("hit") / (end - start) / n).cum_sum())
+                )
+                precision = float(per_query[-1, 0]) if per_query.height else 0.0
                 precision = precision or 0.001
                 negative = (1 - precision) or 0.001
                 values += [math.log(precision / negative)] * (end - start)
