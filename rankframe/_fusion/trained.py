@@ -95,11 +95,12 @@ def train(
             per_q.with_columns((pl.col(POS) // seg).alias("_k"))
             .group_by(RUN, Q, "_k")
             .agg(pl.col("hit").mean())
+            .sort(Q)  # ranx adds the queries' values in query order, then divides by n
             .group_by(RUN, "_k")
-            .agg(pl.col("hit").sum() / n)
+            .agg(pl.col("hit").cum_sum().last())
         )
         out = _arrays(probs, "_k", "hit", runs)
-        return {"probs": [row + [0.0] * (segments - len(row)) for row in out]}
+        return {"probs": [[v / n for v in row] + [0.0] * (segments - len(row)) for row in out]}
     if method == "segfuse":
         k = _segment(pl.col(POS))
         sizes = [b - a for a, b in zip(SEGFUSE_BOUNDS, SEGFUSE_BOUNDS[1:], strict=False)]
@@ -110,26 +111,29 @@ def train(
             .group_by(RUN, Q, "_k")
             .agg(pl.col("hit").sum())
             .with_columns((pl.col("hit") / size).alias("hit"))
+            .sort(Q)  # ranx adds the queries' values in query order, then divides by n
             .group_by(RUN, "_k")
-            .agg(pl.col("hit").sum() / n)
+            .agg(pl.col("hit").cum_sum().last())
         )
         out = _arrays(probs, "_k", "hit", runs)
-        return {"probs": [row + [0.0] * (len(sizes) - len(row)) for row in out]}
+        return {"probs": [[v / n for v in row] + [0.0] * (len(sizes) - len(row)) for row in out]}
     if method == "bayesfuse":
         odds = []
         for r in range(runs):
             mine = per_q.filter(pl.col(RUN) == r)
             values = []
             for start, end in zip(BAYES_BOUNDS, BAYES_BOUNDS[1:], strict=False):
-                # ranx adds each judged query's precision / n in query order: a running sum
+                # ranx adds each judged query's precision / n in query order, dividing exactly
+                # (Polars divides a column by a number as a product by its reciprocal)
                 per_query = (
                     mine.filter(pl.col(POS).is_between(start, end - 1))
                     .group_by(Q)
                     .agg(pl.col("hit").sum())
-                    .sort(Q)
-                    .select((pl.col("hit") / (end - start) / n).cum_sum())
+                    .sort(Q)["hit"]
                 )
-                precision = float(per_query[-1, 0]) if per_query.height else 0.0
+                precision = 0.0
+                for hits_in in per_query:
+                    precision += hits_in / (end - start) / n
                 precision = precision or 0.001
                 negative = (1 - precision) or 0.001
                 values += [math.log(precision / negative)] * (end - start)

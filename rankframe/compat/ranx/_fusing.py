@@ -43,13 +43,28 @@ def run_frame(run: Run) -> pl.DataFrame:
     return pl.DataFrame(rows, schema=_SCHEMA, orient="row")
 
 
-def to_run(frame: pl.DataFrame, queries: Sequence[str], name: str | None) -> Run:
-    """A frame ``query_id, doc_id, score`` as a ``Run`` over ``queries`` (empty where absent)."""
-    data: dict[str, dict[str, float]] = {q: {} for q in queries}
+def to_run(
+    frame: pl.DataFrame, runs: Sequence[Run], name: str | None, *, sort: bool = True
+) -> Run:
+    """A frame ``query_id, doc_id, score`` as a ``Run`` over the first of ``runs``' queries.
+
+    Each query's documents are inserted as ranx inserts them, in order of first appearance in
+    ``runs``; ``sort``: then sorted, as ranx sorts (tied documents keep ranx's order, which
+    depends on that insertion order); else left in that order, as ranx's normalisations leave it.
+    """
+    scores: dict[str, dict[str, float]] = {q: {} for q in runs[0].run}
     for q, d, s in frame.select(Q, D, S).iter_rows():
-        if q in data:
-            data[q][d] = s
-    return Run(data, name=name)
+        if q in scores:
+            scores[q][d] = s
+    data = {}
+    for q, found in scores.items():
+        order = dict.fromkeys(d for run in runs for d in run.run.get(q, {}) if d in found)
+        data[q] = {d: found[d] for d in (*order, *found)}
+    if sort:
+        return Run(data, name=name)
+    out = Run(name=name)
+    out.run = data
+    return out
 
 
 def fuse_runs(
@@ -67,7 +82,7 @@ def fuse_runs(
         weights = [float(w) for w in weights]
     frames = [run_frame(r) for r in runs]
     fused = _fuse.fuse(frames, method, norm=norm, weights=weights, params=params)
-    return to_run(fused, list(runs[0].run), name)
+    return to_run(fused, runs, name)
 
 
 def _stacked(runs: Sequence[Run]) -> tuple[pl.LazyFrame, int]:
@@ -89,7 +104,7 @@ def normalize_run(run: Run, norm: str) -> Run:
         raise InputError(msg)
     frames = [run_frame(run).lazy().with_row_index("_i")]
     long = _fuse._long_plan(frames, nm, positions=False).select(Q, D, pl.col("_v").alias(S))
-    return to_run(long.collect(), list(run.run), run.name)
+    return to_run(long.collect(), [run], run.name, sort=nm.inverts)  # ranx re-sorts inverted runs
 
 
 def borda_runs(runs: Any) -> list[Run]:
@@ -101,7 +116,7 @@ def borda_runs(runs: Any) -> list[Run]:
     candidates = pl.len().over(Q).cast(pl.Float64)
     scored = wide.select(Q, D, *(borda_norm(pl.col(f"p{r}"), candidates).alias(f"v{r}") for r in range(n)))
     return [
-        to_run(scored.select(Q, D, pl.col(f"v{r}").alias(S)), list(run.run), run.name)
+        to_run(scored.select(Q, D, pl.col(f"v{r}").alias(S)), runs, run.name)
         for r, run in enumerate(runs)
     ]
 
