@@ -301,6 +301,21 @@ def test_trained_fusion_matches_ranx(method: str, extra: dict[str, Any]) -> None
         assert fused[q] == pytest.approx(dict(truth[q]), abs=1e-12)
 
 
+@pytest.mark.parametrize("method", ["segfuse", "bayesfuse", "probfuse"])
+def test_training_sums_as_ranx_does(method: str) -> None:
+    """2, 1 and 4 hits at ranks 6-15 of three queries: 0.2 + 0.1 + 0.4 then / 3, exactly as ranx."""
+    from ranx import fusion as real
+
+    from rankframe.compat.ranx import fusion as ours
+
+    run = {q: {f"d{p}": 20.0 - p for p in range(15)} for q in ("q0", "q1", "q2")}
+    judged = {q: {f"d{p}": 1 for p in range(5, 5 + h)} for q, h in (("q0", 2), ("q1", 1), ("q2", 4))}
+    extra = {"n_segments": 3} if method == "probfuse" else {}
+    learnt = getattr(ours, f"{method}_train")(compat.Qrels(judged), [compat.Run(run)], **extra)
+    expected = getattr(real, f"{method}_train")(ranx.Qrels(judged), [ranx.Run(run)], **extra)
+    assert np.array_equal(learnt[0], expected[0])
+
+
 def test_normalisations_leave_the_run_and_match_ranx() -> None:
     run = compat.Run(_FUSE_A, name="bm25")
     for norm in ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank"):
