@@ -279,6 +279,14 @@ def test_fuse_matches_ranx(norm: str | None, method: str, params: dict[str, Any]
     assert ours.keys() == theirs.keys()
     for q in theirs.keys():
         assert ours[q] == pytest.approx(dict(theirs[q]), abs=1e-12)
+        assert list(ours.run[q]) == list(theirs.run[q])  # tied fused scores in ranx's order
+
+
+def test_tied_fused_scores_keep_ranx_insertion_order() -> None:
+    a, b = {"q": {"b": 1.0, "a": 1.0}}, {"q": {"c": 2.0}}
+    ours = compat.fusion.comb_sum([compat.Run(a), compat.Run(b)])
+    theirs = ranx.fusion.comb_sum([ranx.Run(a), ranx.Run(b)])
+    assert list(ours.run["q"]) == list(theirs.run["q"]) == ["c", "b", "a"]
 
 
 @pytest.mark.parametrize(("method", "extra"), [("probfuse", {"n_segments": 2}), ("posfuse", {}),
