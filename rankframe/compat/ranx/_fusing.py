@@ -80,7 +80,7 @@ def fuse_runs(
     runs = _check_runs(runs, 2)
     if weights is not None:
         weights = [float(w) for w in weights]
-    frames = [run_frame(r) for r in runs]
+    frames = {f"runs[{i}]": run_frame(r) for i, r in enumerate(runs)}
     fused = _fuse.fuse(frames, method, norm=norm, weights=weights, params=params)
     return to_run(fused, runs, name)
 
