@@ -78,8 +78,6 @@ def fuse_runs(
 ) -> Run:
     r"""``rankframe.fuse`` of the ``Run``\s with ``method``, as a ``Run`` called ``name``."""
     runs = _check_runs(runs, 2)
-    if weights is not None:
-        weights = [float(w) for w in weights]
     frames = {f"runs[{i}]": run_frame(r) for i, r in enumerate(runs)}
     fused = _fuse.fuse(frames, method, norm=norm, weights=weights, params=params)
     return to_run(fused, runs, name)
