@@ -324,6 +324,19 @@ def test_training_sums_as_ranx_does(method: str) -> None:
     assert np.array_equal(learnt[0], expected[0])
 
 
+def test_slidefuse_sums_each_window_as_ranx_does() -> None:
+    """Windows summed left to right (a difference of prefix sums differs in the last bit)."""
+    from ranx import fusion as real
+
+    from rankframe.compat.ranx import fusion as ours
+
+    run = {"q": {f"d{p}": 9.0 - p for p in range(6)}}
+    probs = [np.array([2 / 3, 0.7, 2 / 3, 0.7, 0.1, 0.3]), np.array([0.3, 0.1, 0.2])]
+    mine = ours.slidefuse([compat.Run(run), compat.Run(run)], probs, w=1)
+    theirs = real.slidefuse([ranx.Run(run), ranx.Run(run)], probs, w=1)
+    assert mine["q"] == dict(theirs["q"])
+
+
 def test_normalisations_leave_the_run_and_match_ranx() -> None:
     run = compat.Run(_FUSE_A, name="bm25")
     for norm in ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank"):
