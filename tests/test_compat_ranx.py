@@ -9,7 +9,9 @@ compared query by query: ranx 0.3.21's value for a query may change with the oth
 evaluated beside it (a query without judged non-relevant documents gives NaN alone, 0 next to
 another), so the drop-in reproduces the query-by-query values. ``compare``: the same means, win/tie/loss
 counts and t-test/Tukey p-values as ranx's Report (the randomization test draws differently);
-the report's layouts. Then files, frames, bad input and the import hygiene.
+the report's layouts. Fusion and normalisation: ``fuse``/``normalize`` against ranx's (values,
+names, the order of tied documents), the trainings and slidefuse bit for bit. Then files,
+frames, bad input and the import hygiene.
 """
 
 from __future__ import annotations
