@@ -9,7 +9,9 @@ compared query by query: ranx 0.3.21's value for a query may change with the oth
 evaluated beside it (a query without judged non-relevant documents gives NaN alone, 0 next to
 another), so the drop-in reproduces the query-by-query values. ``compare``: the same means, win/tie/loss
 counts and t-test/Tukey p-values as ranx's Report (the randomization test draws differently);
-the report's layouts. Then files, frames, bad input and the import hygiene.
+the report's layouts. Fusion and normalisation: ``fuse``/``normalize`` against ranx's (values,
+names, the order of tied documents), the trainings and slidefuse bit for bit. Then files,
+frames, bad input and the import hygiene.
 """
 
 from __future__ import annotations
@@ -255,13 +257,109 @@ def test_bad_input_is_one_line(call: Any, error: type[Exception], words: str) ->
     assert "\n" not in str(info.value)
 
 
-def test_fusion_is_a_clear_placeholder() -> None:
-    from rankframe.compat.ranx.fusion import rrf
+_FUSE_A = {"q1": {"d1": 3.0, "d2": 2.0, "d3": 2.0, "d4": 0.5}, "q2": {"d1": 1.0, "d5": 1.0}}
+_FUSE_B = {"q1": {"d3": 0.9, "d1": 0.9, "d5": 0.1}, "q2": {"d5": 2.0, "d2": 0.4}}
+_FUSE_QRELS = {"q1": {"d1": 1, "d3": 1}, "q2": {"d5": 1}}
 
-    with pytest.raises(compat.FusionPendingError, match="issue 41"):
-        rrf([])
-    with pytest.raises(NotImplementedError):
-        compat.fuse()
+
+@pytest.mark.parametrize(
+    ("norm", "method", "params"),
+    [
+        ("min-max", "wsum", {"weights": [0.3, 0.7]}),
+        (None, "rrf", {"k": 2}),
+        ("rank", "mnz", {}),
+        ("zmuv", "isr", {}),
+        ("max", "rbc", {"phi": 0.8}),
+        ("min-max-inverted", "wmnz", {"weights": [1.0, 2.0]}),
+    ],
+)
+def test_fuse_matches_ranx(norm: str | None, method: str, params: dict[str, Any]) -> None:
+    """Tied scores on purpose: the ranks (ties in ranx's order) decide rrf, isr, rbc, bordafuse."""
+    ours = compat.fuse([compat.Run(_FUSE_A), compat.Run(_FUSE_B)], norm=norm, method=method, params=params)
+    theirs = ranx.fuse([ranx.Run(_FUSE_A), ranx.Run(_FUSE_B)], norm=norm, method=method, params=params)
+    assert ours.name == theirs.name
+    assert ours.keys() == theirs.keys()
+    for q in theirs.keys():
+        assert ours[q] == pytest.approx(dict(theirs[q]), abs=1e-12)
+        assert list(ours.run[q]) == list(theirs.run[q])  # tied fused scores in ranx's order
+
+
+def test_tied_fused_scores_keep_ranx_insertion_order() -> None:
+    a, b = {"q": {"b": 1.0, "a": 1.0}}, {"q": {"c": 2.0}}
+    ours = compat.fusion.comb_sum([compat.Run(a), compat.Run(b)])
+    theirs = ranx.fusion.comb_sum([ranx.Run(a), ranx.Run(b)])
+    assert list(ours.run["q"]) == list(theirs.run["q"]) == ["c", "b", "a"]
+
+
+@pytest.mark.parametrize(("method", "extra"), [("probfuse", {"n_segments": 2}), ("posfuse", {}),
+                                                ("mapfuse", {}), ("bayesfuse", {})])
+def test_trained_fusion_matches_ranx(method: str, extra: dict[str, Any]) -> None:
+    from ranx import fusion as real
+
+    from rankframe.compat.ranx import fusion as ours
+
+    runs = [compat.Run(_FUSE_A), compat.Run(_FUSE_B)]
+    ranx_runs = [ranx.Run(_FUSE_A), ranx.Run(_FUSE_B)]
+    learnt = getattr(ours, f"{method}_train")(compat.Qrels(_FUSE_QRELS), runs, **extra)
+    expected = getattr(real, f"{method}_train")(ranx.Qrels(_FUSE_QRELS), ranx_runs, **extra)
+    for a, b in zip(learnt, expected, strict=True):
+        assert np.asarray(a) == pytest.approx(np.asarray(b), abs=0)
+    fused = getattr(ours, method)(runs, learnt)
+    truth = getattr(real, method)(ranx_runs, expected)
+    assert fused.name == truth.name
+    for q in truth.keys():
+        assert fused[q] == pytest.approx(dict(truth[q]), abs=1e-12)
+
+
+@pytest.mark.parametrize("method", ["segfuse", "bayesfuse", "probfuse"])
+def test_training_sums_as_ranx_does(method: str) -> None:
+    """2, 1 and 4 hits at ranks 6-15 of three queries: 0.2 + 0.1 + 0.4 then / 3, exactly as ranx."""
+    from ranx import fusion as real
+
+    from rankframe.compat.ranx import fusion as ours
+
+    run = {q: {f"d{p}": 20.0 - p for p in range(15)} for q in ("q0", "q1", "q2")}
+    judged = {q: {f"d{p}": 1 for p in range(5, 5 + h)} for q, h in (("q0", 2), ("q1", 1), ("q2", 4))}
+    extra = {"n_segments": 3} if method == "probfuse" else {}
+    learnt = getattr(ours, f"{method}_train")(compat.Qrels(judged), [compat.Run(run)], **extra)
+    expected = getattr(real, f"{method}_train")(ranx.Qrels(judged), [ranx.Run(run)], **extra)
+    assert np.array_equal(learnt[0], expected[0])
+
+
+def test_slidefuse_sums_each_window_as_ranx_does() -> None:
+    """Windows summed left to right (a difference of prefix sums differs in the last bit)."""
+    from ranx import fusion as real
+
+    from rankframe.compat.ranx import fusion as ours
+
+    run = {"q": {f"d{p}": 9.0 - p for p in range(6)}}
+    probs = [np.array([2 / 3, 0.7, 2 / 3, 0.7, 0.1, 0.3]), np.array([0.3, 0.1, 0.2])]
+    mine = ours.slidefuse([compat.Run(run), compat.Run(run)], probs, w=1)
+    theirs = real.slidefuse([ranx.Run(run), ranx.Run(run)], probs, w=1)
+    assert mine["q"] == dict(theirs["q"])
+
+
+def test_normalisations_leave_the_run_and_match_ranx() -> None:
+    run = compat.Run(_FUSE_A, name="bm25")
+    for norm in ("min-max", "min-max-inverted", "max", "sum", "zmuv", "rank"):
+        ours, theirs = compat.normalize(run, norm), ranx.normalize(ranx.Run(_FUSE_A), norm)
+        assert ours.name == "bm25"
+        for q in theirs.keys():
+            assert ours[q] == pytest.approx(dict(theirs[q]), abs=1e-12)
+    assert run.run == compat.Run(_FUSE_A).run
+
+
+def test_fusion_errors_are_one_line() -> None:
+    from rankframe.compat.ranx.fusion import fusion_switch, rrf
+
+    with pytest.raises(rf.InputError, match="at least 2"):
+        rrf([compat.Run(_FUSE_A)])
+    with pytest.raises(rf.InputError, match="not supported"):
+        fusion_switch("nope")
+    with pytest.raises(rf.InputError, match="query ids do not match"):
+        compat.fuse([compat.Run(_FUSE_A), compat.Run({"q1": {"d1": 1.0}})], method="sum")
+    with pytest.raises(NotImplementedError, match="grid search"):
+        compat.optimize_fusion()
 
 
 def test_importing_the_drop_in_loads_neither_ranx_numba_nor_pandas() -> None:

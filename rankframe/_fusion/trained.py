@@ -95,11 +95,12 @@ def train(
             per_q.with_columns((pl.col(POS) // seg).alias("_k"))
             .group_by(RUN, Q, "_k")
             .agg(pl.col("hit").mean())
+            .sort(Q)  # ranx adds the queries' values in query order, then divides by n
             .group_by(RUN, "_k")
-            .agg(pl.col("hit").sum() / n)
+            .agg(pl.col("hit").cum_sum().last())
         )
         out = _arrays(probs, "_k", "hit", runs)
-        return {"probs": [row + [0.0] * (segments - len(row)) for row in out]}
+        return {"probs": [[v / n for v in row] + [0.0] * (segments - len(row)) for row in out]}
     if method == "segfuse":
         k = _segment(pl.col(POS))
         sizes = [b - a for a, b in zip(SEGFUSE_BOUNDS, SEGFUSE_BOUNDS[1:], strict=False)]
@@ -110,19 +111,29 @@ def train(
             .group_by(RUN, Q, "_k")
             .agg(pl.col("hit").sum())
             .with_columns((pl.col("hit") / size).alias("hit"))
+            .sort(Q)  # ranx adds the queries' values in query order, then divides by n
             .group_by(RUN, "_k")
-            .agg(pl.col("hit").sum() / n)
+            .agg(pl.col("hit").cum_sum().last())
         )
         out = _arrays(probs, "_k", "hit", runs)
-        return {"probs": [row + [0.0] * (len(sizes) - len(row)) for row in out]}
+        return {"probs": [[v / n for v in row] + [0.0] * (len(sizes) - len(row)) for row in out]}
     if method == "bayesfuse":
         odds = []
         for r in range(runs):
             mine = per_q.filter(pl.col(RUN) == r)
             values = []
             for start, end in zip(BAYES_BOUNDS, BAYES_BOUNDS[1:], strict=False):
-                hits_in = mine.filter(pl.col(POS).is_between(start, end - 1))["hit"].sum()
-                precision = hits_in / (end - start) / n
+                # ranx adds each judged query's precision / n in query order, dividing exactly
+                # (Polars divides a column by a number as a product by its reciprocal)
+                per_query = (
+                    mine.filter(pl.col(POS).is_between(start, end - 1))
+                    .group_by(Q)
+                    .agg(pl.col("hit").sum())
+                    .sort(Q)["hit"]
+                )
+                precision = 0.0
+                for hits_in in per_query:
+                    precision += hits_in / (end - start) / n
                 precision = precision or 0.001
                 negative = (1 - precision) or 0.001
                 values += [math.log(precision / negative)] * (end - start)
@@ -147,6 +158,24 @@ def _lookup(values: list[list[float]], key: str) -> pl.LazyFrame:
     """The learnt values as a frame ``_r, key, _t`` to join on."""
     rows = [(r, i, float(v)) for r, vs in enumerate(values) for i, v in enumerate(vs)]
     return pl.LazyFrame(rows, schema={RUN: pl.UInt32, key: pl.Int64, "_t": pl.Float64}, orient="row")
+
+
+def _window_sums(probs: list[list[float]], w: int) -> pl.LazyFrame:
+    """``sum(probs[a:b])`` per run for every window of up to ``2w + 1`` ranks (``_r, _a, _b, _t``).
+
+    Added left to right as ranx does (a difference of prefix sums differs in the last bit).
+    """
+    rows = []
+    for r, values in enumerate(probs):
+        span = min(2 * w + 1, len(values))
+        for start in range(len(values) + 1):
+            total = 0.0
+            rows.append((r, start, start, total))
+            for end in range(start + 1, min(start + span, len(values)) + 1):
+                total += values[end - 1]
+                rows.append((r, start, end, total))
+    schema = {RUN: pl.UInt32, "_a": pl.Int64, "_b": pl.Int64, "_t": pl.Float64}
+    return pl.LazyFrame(rows, schema=schema, orient="row")
 
 
 def per_row(
@@ -186,25 +215,19 @@ def per_row(
         return joined.with_columns(pl.col("_t").fill_null(beyond).alias("_v"))
     if method == "slidefuse":
         w = int(params["w"])
-        cums = [[0.0] for _ in learnt["probs"]]
-        for c, probs in zip(cums, learnt["probs"], strict=True):
-            for v in probs:
-                c.append(c[-1] + v)
+        sizes = [len(p) for p in learnt["probs"]]
         last = pl.len().over(RUN, Q) - 1
         a = pl.max_horizontal(pl.col(POS) - w, pl.lit(0))
         b = pl.min_horizontal(pl.col(POS) + w, last)
-        size = pl.col(RUN).replace_strict(
-            list(range(len(cums))), [len(c) - 1 for c in cums], return_dtype=pl.Int64
-        )
+        size = pl.col(RUN).replace_strict(list(range(len(sizes))), sizes, return_dtype=pl.Int64)
         long = long.with_columns(
             pl.min_horizontal(a, size).alias("_a"),
             pl.min_horizontal(b + 1, size).alias("_b"),
-            (b - a + 1).alias("_w"),
+            (b - a + 1).cast(pl.Float64).alias("_w"),
         )
-        table = _lookup(cums, "_a")
-        long = long.join(table, on=[RUN, "_a"], how="left").rename({"_t": "_ca"})
-        long = long.join(table.rename({"_a": "_b"}), on=[RUN, "_b"], how="left")
-        return long.with_columns(((pl.col("_t") - pl.col("_ca")) / pl.col("_w")).alias("_v"))
+        return long.join(_window_sums(learnt["probs"], w), on=[RUN, "_a", "_b"], how="left").with_columns(
+            (pl.col("_t") / pl.col("_w")).alias("_v")
+        )
     raise AssertionError(method)  # pragma: no cover
 
 

@@ -1,4 +1,4 @@
-"""A drop-in for ranx 0.3.21: ``import rankframe.compat.ranx as ranx`` (was: ``import ranx``).
+r"""A drop-in for ranx 0.3.21: ``import rankframe.compat.ranx as ranx`` (was: ``import ranx``).
 
 ``Qrels``, ``Run``, ``evaluate``, ``compare`` (its ``Report``) and ``ranx.metrics`` with ranx's
 semantics, every value computed by :func:`rankframe.evaluate`; ranx, numba and pandas are not
@@ -25,9 +25,14 @@ imported (pandas only when a DataFrame is asked for).
   p-values are close to, not equal to, ranx's. ranx 0.3.21's ``bpref`` over 10 or more queries
   runs in parallel threads and can give other values than query by query; the drop-in gives the
   query-by-query ones.
-- **Not yet**: ``ranx.fusion``, ``ranx.normalization``, ``fuse``, ``normalize``,
-  ``optimize_fusion`` (issue 41, ``rankframe.fuse``) and ``plot``: importable, they raise
-  :class:`FusionPendingError` (a one-line error); ``Run.from_ranxhub`` (downloads) is absent.
+- **Fusion and normalisation**: ``ranx.fusion`` (every method, the ``*_train`` functions,
+  ``fusion_switch``), ``ranx.normalization`` (``min_max_norm``... ``borda_norm``,
+  ``norm_switch``), ``fuse`` and ``normalize``, each computed by :func:`rankframe.fuse` (its
+  normalisations and training) from the runs' stored order, ties in ranx's order; results are
+  ``Run``\s named as ranx names them, over the first run's queries. Condorcet scores
+  ``1 + wins + ties / 2`` (Copeland), ranx's score wherever the majorities order the documents.
+- **Not in the drop-in**: ``optimize_fusion`` (ranx's grid search and its report) and ``plot``
+  raise a one-line ``NotImplementedError``; ``Run.from_ranxhub`` (downloads) is absent.
 
 Examples
 --------
@@ -40,26 +45,22 @@ Examples
 
 from __future__ import annotations
 
-from rankframe.compat.ranx import metrics
+from rankframe.compat.ranx import fusion, metrics, normalization
 from rankframe.compat.ranx._compare import compare
 from rankframe.compat.ranx._evaluate import evaluate
-from rankframe.compat.ranx._pending import FusionPendingError, pending
+from rankframe.compat.ranx._meta import fuse, normalize, optimize_fusion, plot
 from rankframe.compat.ranx.data_structures import Qrels, Report, Run
 
-fuse = pending("fuse")
-normalize = pending("normalize")
-optimize_fusion = pending("optimize_fusion")
-plot = pending("plot")
-
 __all__ = [
-    "FusionPendingError",
     "Qrels",
     "Report",
     "Run",
     "compare",
     "evaluate",
     "fuse",
+    "fusion",
     "metrics",
+    "normalization",
     "normalize",
     "optimize_fusion",
     "plot",
