@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
@@ -65,7 +65,7 @@ def _assert_same(ours: dict[str, Any], theirs: dict[str, Any]) -> None:
         np.testing.assert_allclose(ours[m], theirs[m], rtol=1e-9, atol=1e-12, equal_nan=True, err_msg=m)
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=settings.default.max_examples)
 @given(judged_runs())
 def test_qrels_and_run_objects_on_tied_scores(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
     qrels, run = case
@@ -74,7 +74,7 @@ def test_qrels_and_run_objects_on_tied_scores(case: tuple[dict[str, Any], dict[s
     _assert_same(ours, theirs)
 
 
-@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=settings.default.max_examples * 3 // 4)
 @given(judged_runs())
 def test_plain_dicts_on_tied_scores(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
     qrels, run = case  # a dict run is sorted by argsort(scores)[::-1]: another tie order
@@ -83,7 +83,7 @@ def test_plain_dicts_on_tied_scores(case: tuple[dict[str, Any], dict[str, Any]])
     _assert_same(ours, theirs)
 
 
-@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=settings.default.max_examples // 2)
 @given(judged_runs())
 def test_metric_functions_on_typed_lists(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
     qrels, run = case
@@ -107,7 +107,7 @@ def test_metric_functions_on_typed_lists(case: tuple[dict[str, Any], dict[str, A
         np.testing.assert_array_equal(got, want)
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=settings.default.max_examples)
 @given(judged_runs(max_queries=1))
 def test_bpref_query_by_query(case: tuple[dict[str, Any], dict[str, Any]]) -> None:
     qrels, run = case

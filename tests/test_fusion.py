@@ -121,7 +121,7 @@ _run = st.dictionaries(
 )
 @example(runs=[{"q1": {"a": 1.0, "b": 1.0}}, {"q1": {"b": 1.0, "a": 1.0}}], method="rrf")  # all ties
 @example(runs=[{"q1": {"a": 1.0}}, {"q2": {"a": 1.0}}], method="bordafuse")  # no query in common
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=settings.default.max_examples * 5, deadline=None)
 def test_matches_the_definitions(runs: list[dict[str, dict[str, float]]], method: str) -> None:
     norm = "min-max" if method == "mnz" else None
     ours = _as_dict(rf.fuse(runs, method, norm=norm))
@@ -134,7 +134,7 @@ def test_matches_the_definitions(runs: list[dict[str, dict[str, float]]], method
 
 
 @given(runs=st.lists(_run, min_size=2, max_size=3))
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=settings.default.max_examples * 3, deadline=None)
 def test_score_fusion_ignores_row_order(runs: list[dict[str, dict[str, float]]]) -> None:
     frames = [
         pl.DataFrame(
