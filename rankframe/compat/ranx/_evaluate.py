@@ -162,10 +162,11 @@ def evaluate(
     --------
     >>> qrels = Qrels({"q1": {"a": 1}, "q2": {"b": 2}})
     >>> run = Run({"q1": {"a": 0.9, "c": 0.9}, "q2": {"c": 0.8, "b": 0.7}})
-    >>> evaluate(qrels, run, ["mrr", "ndcg@2"])  # q1's tie: "a" first (insertion order)
-    {'mrr': np.float64(0.75), 'ndcg@2': np.float64(0.8154648767857288)}
-    >>> run.scores["mrr"]
-    {'q1': np.float64(1.0), 'q2': np.float64(0.5)}
+    >>> means = evaluate(qrels, run, ["mrr", "ndcg@2"])  # q1's tie: "a" first (insertion order)
+    >>> {name: float(value) for name, value in means.items()}  # numpy floats, as ranx's
+    {'mrr': 0.75, 'ndcg@2': 0.8154648767857288}
+    >>> {q: float(value) for q, value in run.scores["mrr"].items()}
+    {'q1': 1.0, 'q2': 0.5}
     """
     del threads
     metrics = [metrics] if isinstance(metrics, str) else list(metrics)
