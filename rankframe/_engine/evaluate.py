@@ -287,11 +287,12 @@ def evaluate(
     )
     if read is not None:
         prep.run_sources, prep.run_where = sources, ", ".join(sources.values())
-    in_memory = [qrels, run] if judged is None else [judged]
-    frames = in_memory if prefs is None and sides is None and by is None else []
-    frames = frames if all(isinstance(f, pl.DataFrame) for f in frames) else None
+    inputs = [qrels, run] if judged is None else [judged]
+    # every input a frame in memory (nothing else joined): their sizes bound the memory plan
+    in_memory = prefs is None and sides is None and by is None
+    in_memory = in_memory and all(isinstance(f, pl.DataFrame) for f in inputs)
     partitions, note = _memory_plan(
-        prep, partitions, None if read is None else list(read.values()), frames or None
+        prep, partitions, None if read is None else list(read.values()), inputs if in_memory else None
     )
     if progress and note:
         print(note, file=sys.stderr, flush=True)

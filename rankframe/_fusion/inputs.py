@@ -6,8 +6,9 @@ and its index in the list (``_r``), which fixes the order of the fused arithmeti
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import polars as pl
 
@@ -19,6 +20,19 @@ from rankframe._io.ecosystem import resolve_runs
 
 #: The run's index in the list of runs and a row's index in its run (its input order).
 RUN, ROW = "_r", "_i"
+
+T = TypeVar("T")
+
+
+def lookup(table: Mapping[str, T], aliases: Mapping[str, str], name: str, what: str, valid: str) -> T:
+    """``table[name]`` (through ranx's ``aliases``), or an InputError listing ``valid`` and the closest."""
+    key = aliases.get(name, name)
+    if key in table:
+        return table[key]
+    close = difflib.get_close_matches(name, [*table, *aliases], n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    msg = f"Unknown {what} {name!r}; valid: {valid}.{hint}"
+    raise InputError(msg)
 
 
 def _split_frame(source: Any, columns: Mapping[str, str] | None) -> list[tuple[str, Any]] | None:

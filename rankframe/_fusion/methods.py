@@ -8,7 +8,6 @@ left to right), so that the fused scores are ranx's to the last bit.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import reduce
@@ -18,6 +17,7 @@ import polars as pl
 
 from rankframe._engine.options import Q
 from rankframe._errors import InputError
+from rankframe._fusion.inputs import lookup
 
 #: ranx's stand-ins for a missing score in CombMIN and CombMAX.
 _MISSING_MIN, _MISSING_MAX = 1e9, -1e9
@@ -239,10 +239,4 @@ def get_method(name: str) -> Method:
     if not isinstance(name, str):
         msg = f"The 'method' of fuse must be a str. Got {name!r} ({type(name).__name__})."
         raise InputError(msg)
-    key = ALIASES.get(name, name)
-    if key in METHODS:
-        return METHODS[key]
-    close = difflib.get_close_matches(name, [*METHODS, *ALIASES], n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    msg = f"Unknown fusion method {name!r}; valid: {', '.join(sorted(METHODS))}.{hint}"
-    raise InputError(msg)
+    return lookup(METHODS, ALIASES, name, "fusion method", ", ".join(sorted(METHODS)))

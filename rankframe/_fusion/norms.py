@@ -9,7 +9,6 @@ documents other runs retrieved (the candidates), so it is applied after the runs
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,7 +16,7 @@ import polars as pl
 
 from rankframe._engine.options import Q, S
 from rankframe._errors import InputError
-from rankframe._fusion.inputs import RUN
+from rankframe._fusion.inputs import RUN, lookup
 
 #: The window of a normalisation: one run's results for one query.
 WINDOW = (RUN, Q)
@@ -110,13 +109,7 @@ def get_norm(name: str | None) -> Norm | None:
     if not isinstance(name, str):
         msg = f"The 'norm' of fuse must be a str or None. Got {name!r} ({type(name).__name__})."
         raise InputError(msg)
-    key = ALIASES.get(name, name)
-    if key in NORMS:
-        return NORMS[key]
-    close = difflib.get_close_matches(name, [*NORMS, *ALIASES], n=1)
-    hint = f" Did you mean {close[0]!r}?" if close else ""
-    msg = f"Unknown normalisation {name!r}; valid: {', '.join(NORMS)} or None.{hint}"
-    raise InputError(msg)
+    return lookup(NORMS, ALIASES, name, "normalisation", f"{', '.join(NORMS)} or None")
 
 
 def borda_norm(p: pl.Expr, candidates: pl.Expr) -> pl.Expr:

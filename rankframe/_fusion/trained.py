@@ -48,8 +48,8 @@ def _segment(pos: pl.Expr) -> pl.Expr:
     return pl.sum_horizontal([(pos >= b).cast(pl.Int64) for b in SEGFUSE_BOUNDS[1:-1]])
 
 
-def _hits(long: pl.LazyFrame, qrels: pl.LazyFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """Each run's hits (``_r, query_id, _p, hit``) on the judged queries, and their count per run."""
+def _hits(long: pl.LazyFrame, qrels: pl.LazyFrame) -> tuple[pl.DataFrame, int]:
+    """Each run's hits (``_r, query_id, _p, hit``) on the judged queries, and how many queries are judged."""
     relevant = qrels.filter(pl.col(REL) >= 1).select(Q, D, pl.lit(1, pl.Int64).alias("hit")).unique()
     judged = qrels.select(Q).unique()
     hits = (
@@ -58,8 +58,7 @@ def _hits(long: pl.LazyFrame, qrels: pl.LazyFrame) -> tuple[pl.DataFrame, pl.Dat
         .select(RUN, Q, POS, pl.col("hit").fill_null(0))
         .collect()
     )
-    n_queries = judged.select(pl.len()).collect().item()
-    return hits, pl.DataFrame({"n": [n_queries]})
+    return hits, judged.select(pl.len()).collect().item()
 
 
 def _arrays(frame: pl.DataFrame, key: str, value: str, runs: int) -> list[list[float]]:
@@ -79,8 +78,7 @@ def train(
     method: str, long: pl.LazyFrame, qrels: pl.LazyFrame, runs: int, params: Mapping[str, Any]
 ) -> dict[str, Any]:
     """Learn ``method``'s values from the runs (``long``: positions ``_p``) and the judgments."""
-    hits, count = _hits(long, qrels)
-    n = count["n"][0]
+    hits, n = _hits(long, qrels)
     if n == 0:
         msg = f"The training judgments (qrels=) have no query; {method} learns from judged queries."
         raise InputError(msg)

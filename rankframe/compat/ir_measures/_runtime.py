@@ -18,15 +18,38 @@ _RUN = ["query_id", "doc_id", "score"]
 _QRELS = ["query_id", "doc_id", "relevance"]
 
 
-class RuntimeMeasure:
+class SelfComputing:
+    """ir_measures' methods by which a measure object computes itself (``(P @ 5).calc_aggregate``).
+
+    Mixed into this package's measures (:class:`RuntimeMeasure` and the registry's families),
+    through ir_measures' default pipeline.
+    """
+
+    __slots__ = ()
+    #: The default pipeline computing the measures (``providers.DefaultPipeline`` sets itself).
+    pipeline: ClassVar[Any] = None
+
+    def iter_calc(self, qrels: Any, run: Any) -> Iterator[Metric]:
+        """Each judged query's value (ir_measures' ``Measure.iter_calc``; see ``iter_calc``)."""
+        return self.pipeline.iter_calc([self], qrels, run)
+
+    def calc_aggregate(self, qrels: Any, run: Any) -> float:
+        """The value aggregated over the judged queries (ir_measures' ``Measure.calc_aggregate``)."""
+        return self.pipeline.calc_aggregate([self], qrels, run)[self]
+
+    def calc(self, qrels: Any, run: Any) -> tuple[float, list[Metric]]:
+        """``(aggregated value, per-query metrics)`` (ir_measures' ``Measure.calc``)."""
+        aggregated, per_query = self.pipeline.calc([self], qrels, run)
+        return aggregated[self], per_query
+
+
+class RuntimeMeasure(SelfComputing):
     """A measure computed by the user's function (built by :func:`define` / :func:`define_byquery`).
 
     ``@ k`` (when the function supports a cutoff) passes it the top ``k`` documents of each query.
     """
 
     DEFAULT = 0.0
-    #: The default pipeline computing the measures (``providers.DefaultPipeline`` sets itself).
-    pipeline: ClassVar[Any] = None
 
     def __init__(
         self,
@@ -78,18 +101,6 @@ class RuntimeMeasure:
         name = self.NAME if self.NAME is not None else f"<runtime measure {self.impl.__name__}>"
         return name + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
-    def iter_calc(self, qrels: Any, run: Any) -> Iterator[Metric]:
-        """Each judged query's value (see ``ir_measures.iter_calc``)."""
-        return self.pipeline.iter_calc([self], qrels, run)
-
-    def calc_aggregate(self, qrels: Any, run: Any) -> float:
-        """The mean over the judged queries (see ``ir_measures.calc_aggregate``)."""
-        return self.pipeline.calc_aggregate([self], qrels, run)[self]
-
-    def calc(self, qrels: Any, run: Any) -> tuple[float, list[Metric]]:
-        """``(aggregated value, per-query metrics)``."""
-        aggregated, per_query = self.pipeline.calc([self], qrels, run)
-        return aggregated[self], per_query
 
 
 def define(

@@ -37,8 +37,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rankframe.compat.ir_measures._pipeline import Convention, Evaluator, Provider
-from rankframe.compat.ir_measures._runtime import RuntimeMeasure
-from rankframe.compat.ir_measures.measures import UNSUPPORTED, IrMeasure, Unsupported
+from rankframe.compat.ir_measures._runtime import RuntimeMeasure, SelfComputing
+from rankframe.compat.ir_measures.measures import UNSUPPORTED, Unsupported
 
 __all__ = [
     "AccuracyProvider",
@@ -277,27 +277,29 @@ registry: dict[str, Provider] = {
 PIPELINE = (runtime, pytrec_eval, cwl_eval, compat, pyndeval, judged, msmarco, gdeval, accuracy, ranx)
 
 
+def _first_provider(measure: Any) -> Provider | None:
+    """The provider ir_measures' default pipeline picks for ``measure`` (None: none of them)."""
+    return next((p for p in PIPELINE if p._accepts(measure)), None)  # noqa: SLF001
+
+
 def default_convention(measure: Any) -> Convention:
     """The convention of the first provider ir_measures' default pipeline picks for ``measure``.
 
     rankframe's measures that no provider of ir_measures computes (``GMAP``, ``DCG``...) are
     computed with rankframe's own (float64 scores, trec_eval's tie order).
     """
-    for provider in PIPELINE:
-        if provider._accepts(measure):  # noqa: SLF001
-            return provider._convention(measure)  # noqa: SLF001
-    return RANKFRAME
+    provider = _first_provider(measure)
+    return RANKFRAME if provider is None else provider._convention(measure)  # noqa: SLF001
 
 
 def default_computes(measure: Any) -> Any:
     """The measure the first provider of ir_measures' default pipeline computes for ``measure``."""
-    for provider in PIPELINE:
-        if provider._accepts(measure):  # noqa: SLF001
-            return (provider._computes or (lambda m: m))(measure)  # noqa: SLF001
-    return measure
+    provider = _first_provider(measure)
+    computes = None if provider is None else provider._computes  # noqa: SLF001
+    return measure if computes is None else computes(measure)
 
 
 #: ir_measures' default pipeline: each measure computed as its first provider computes it.
 DefaultPipeline = Provider("default", lambda _m: True, default_convention, computes=default_computes)
 # the measures compute themselves through it ((P @ 5).calc_aggregate(qrels, run))
-IrMeasure.pipeline = RuntimeMeasure.pipeline = DefaultPipeline
+SelfComputing.pipeline = DefaultPipeline

@@ -27,26 +27,22 @@ Examples
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any
 
 from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, Measure, load_all
+from rankframe.compat.ir_measures._runtime import SelfComputing
 from rankframe.measures import MeasureFamily
-
-if TYPE_CHECKING:
-    from rankframe.compat._records import Metric
 
 load_all()
 
 
-class IrMeasure:
+class IrMeasure(SelfComputing):
     """ir_measures' methods for rankframe's measures (mixed into each family's subclass)."""
 
     __slots__ = ()
     #: The value ir_measures gives a judged query that the run lacks.
     DEFAULT = 0.0
-    #: The default pipeline computing the measures (``providers.DefaultPipeline`` sets itself).
-    pipeline: ClassVar[Any] = None
 
     def __eq__(self, other: object) -> bool:
         return (
@@ -72,18 +68,6 @@ class IrMeasure:
             return as_compat(REGISTRY[name[3:]](**params, cutoff=cutoff))
         return as_compat(self.replace(cutoff=cutoff))  # type: ignore[attr-defined]
 
-    def iter_calc(self, qrels: Any, run: Any) -> Any:
-        """Each judged query's value (ir_measures' ``Measure.iter_calc``); see ``iter_calc``."""
-        return self.pipeline.iter_calc([self], qrels, run)
-
-    def calc_aggregate(self, qrels: Any, run: Any) -> float:
-        """The value aggregated over the judged queries (ir_measures' ``Measure.calc_aggregate``)."""
-        return self.pipeline.calc_aggregate([self], qrels, run)[self]
-
-    def calc(self, qrels: Any, run: Any) -> tuple[float, list[Metric]]:
-        """``(aggregated value, per-query metrics)`` (ir_measures' ``Measure.calc``)."""
-        aggregated, per_query = self.pipeline.calc([self], qrels, run)
-        return aggregated[self], per_query
 
 
 #: rankframe's family -> its subclass with ir_measures' methods.
