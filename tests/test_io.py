@@ -354,8 +354,15 @@ def test_warning_counts_missing_and_unjudged_queries(frames):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = rf.evaluate(qrels_df, run, ["AP"], complete=True, per_query=True)
-    assert _messages(caught)[0].startswith("2 judged queries are missing from the run (scored 0")
+    # complete=True (trec_eval -c) asked for their zeros: only the unjudged run queries are said
+    assert _messages(caught) == ["3 run queries have no judgments and are ignored."]
     assert res.height == len(queries)
+    # unless no judged query has results: every query scored 0 is then a mismatch of ids
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        rf.evaluate(qrels_df, extra, ["AP"], complete=True)
+    assert _messages(caught)[0].startswith(f"{len(queries)} judged queries are missing from the run (scored 0")
+    assert "No judged query has results" in _messages(caught)[0]
 
 
 def test_warning_counts_per_run_when_several_runs(frames):

@@ -155,10 +155,13 @@ def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
 def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
     """Warn of judged queries missing from the run and of run queries without judgments."""
     missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
-    if missing.height:
+    keys = prep.keys
+    own = [k for k in keys if k != "run" and k not in _qrels_keys(prep)]
+    none_match = missing.height and not raw.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height
+    # complete=True (trec_eval -c) asked for the missing queries' zeros: said only where they
+    # land in a group the user did not name (a null breakdown key), or where no query matched
+    if missing.height and (not prep.opts.complete or own or none_match):
         n = missing.select(Q).n_unique()
-        keys = prep.keys
-        own = [k for k in keys if k != "run" and k not in _qrels_keys(prep)]
         first = missing.sort([*keys, Q], nulls_last=True).row(0, named=True)
         shown = [k for k in keys if k not in own]
         example = f"query {first[Q]!r}" + (
@@ -187,10 +190,10 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
         fate = f"scored 0 {zero} (complete=True)" if prep.opts.complete else (
             f"skipped; pass complete=True (trec_eval -c) to score them 0 {zero}"
         )
-        none_match = "" if raw.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height else (
+        none_match = (
             " No judged query has results: check that the query ids of the qrels and the "
             "run match (e.g. '001' vs 1, or a prefix)."
-        )
+        ) if none_match else ""
         warn(
             f"{n} judged quer{'y' if n == 1 else 'ies'} {are} {scope} "
             f"({' '.join(fate.split())}), e.g. {example}.{none_match}",
