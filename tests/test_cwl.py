@@ -24,7 +24,19 @@ from hypothesis import strategies as st
 import rankframe as rf
 
 cwl_ranking = pytest.importorskip("cwl.ruler.ranking", reason="cwl-eval is not installed")
-from cwl.ruler.measures import cwl_bpm, cwl_dcg, cwl_insq, cwl_inst, cwl_nerr  # noqa: E402
+from cwl.ruler.measures import (  # noqa: E402
+    cwl_ap,
+    cwl_bpm,
+    cwl_dcg,
+    cwl_insq,
+    cwl_inst,
+    cwl_nerr,
+    cwl_precision,
+    cwl_rbp,
+    cwl_rr,
+)
+
+from rankframe._measures.cwl import CWL_FORMS, EXPECTATIONS  # noqa: E402
 
 logging.getLogger("cwl").disabled = True  # cwl_eval logs every vector at debug level
 
@@ -42,13 +54,24 @@ METRICS = {
 }
 
 
-def cwl_value(name: str, params: dict, gains: list[float]) -> float:
-    """cwl_eval's expected rate of gain of one ranking (gains in rank order, unjudged = NaN)."""
+#: cwl_eval's classes of the forms of trec_eval's measures that its provider computes.
+FORMS = {
+    "P": lambda p: cwl_precision.PrecisionCWLMetric(p["cutoff"]),
+    "RR": lambda p: cwl_rr.RRCWLMetric(),
+    "AP": lambda p: cwl_ap.APCWLMetric(),
+    "RBP": lambda p: cwl_rbp.RBPCWLMetric(p["p"]),
+}
+
+
+def cwl_value(name: str, params: dict, gains: list[float], expect: str = "EU") -> float:
+    """cwl_eval's expectation ``expect`` on one ranking (gains in rank order, unjudged = NaN)."""
     ranking = cwl_ranking.Ranking("q", np.array(gains, dtype=float), np.full(len(gains), np.nan))
-    return METRICS[name](params).measure(ranking)
+    metric = {**METRICS, **FORMS}[name](params)
+    metric.measure(ranking)
+    return metric.get_scores()[EXPECTATIONS.index(expect)]
 
 
-def rankframe_value(spec: str, grades: list[int | None], extra_judged: int) -> float:
+def rankframe_value(spec: object, grades: list[int | None], extra_judged: int) -> float:
     """rankframe's value of ``spec`` on a ranking of documents d0, d1... with these grades."""
     docs = [f"d{i:04d}" for i in range(len(grades))]
     judged = [(d, g) for d, g in zip(docs, grades, strict=True) if g is not None]
@@ -82,13 +105,15 @@ def cases(draw: st.DrawFn) -> dict:
     length = draw(st.one_of(st.integers(0, 40), st.just(1005)))
     grades = draw(st.lists(st.one_of(st.none(), st.integers(-2, 5)), min_size=length, max_size=length))
     return {"name": name, "params": params, "min_rel": min_rel, "max_rel": max_rel, "grades": grades,
-            "extra": draw(st.integers(0, 2))}
+            "extra": draw(st.integers(0, 2)), "expect": draw(st.sampled_from(EXPECTATIONS))}
 
 
 def spec_of(c: dict) -> str:
     name, p = c["name"], c["params"]
     own = {"INST": ["T"], "INSQ": ["T"], "BPM": ["T"], "NERR10": ["p"], "NERR11": ["T"]}.get(name, [])
     parts = [f"{k}={p[k]}" for k in own] + [f"min_rel={c['min_rel']}", f"max_rel={c['max_rel']}"]
+    if c.get("expect", "EU") != "EU":
+        parts.append(f"expect='{c['expect']}'")
     cutoff = f"@{p['cutoff']}" if name in ("BPM", "SDCG", "NERR8", "NERR9") else ""
     return f"{name}({','.join(parts)}){cutoff}"
 
@@ -110,9 +135,41 @@ def gains_of(c: dict) -> list[float]:
 @example(c={"name": "NERR11", "params": {"T": 1.0, "p": 0.9, "cutoff": 3}, "min_rel": 0, "max_rel": 2,
             "grades": [None, -1, 2, 1] * 300, "extra": 0})  # past the depth of 1000
 def test_matches_cwl_eval(c: dict) -> None:
-    want = cwl_value(c["name"], c["params"], gains_of(c))
+    want = cwl_value(c["name"], c["params"], gains_of(c), c.get("expect", "EU"))
     got = rankframe_value(spec_of(c), c["grades"], c["extra"])
-    assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-15), (spec_of(c), got, want)
+    assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), (spec_of(c), got, want)
+
+
+@settings(max_examples=settings.default.max_examples * 2)
+@given(
+    name=st.sampled_from(sorted(FORMS)),
+    cutoff=st.integers(1, 30),
+    p=st.sampled_from([0.5, 0.8, 0.95]),
+    rel=st.integers(1, 3),
+    expect=st.sampled_from(EXPECTATIONS),
+    grades=st.lists(st.one_of(st.none(), st.integers(-2, 4)), max_size=40),
+)
+@example(name="AP", cutoff=1, p=0.8, rel=1, expect="EU", grades=[0, 1, None, 1, -1, 0, 1])
+@example(name="RR", cutoff=1, p=0.8, rel=2, expect="ETU", grades=[])  # nothing retrieved
+def test_cwl_eval_forms_of_trec_measures_match_cwl_eval(
+    name: str, cutoff: int, p: float, rel: int, expect: str, grades: list[int | None]
+) -> None:
+    # ir_measures' cwl_eval provider: binary gains, 1 where the grade (negative as 0) >= rel
+    gains = [float("nan") if g is None else float(max(g, 0) >= rel) for g in grades]
+    want = cwl_value(name, {"cutoff": cutoff, "p": p}, gains, expect)
+    params = {"cutoff": cutoff} if name == "P" else {"p": p} if name == "RBP" else {}
+    measure = CWL_FORMS[name](**params, rel=rel, expect=expect)
+    got = rankframe_value(measure, grades, 0)
+    assert math.isclose(got, want, rel_tol=1e-12, abs_tol=1e-12), (measure, got, want)
+
+
+def test_precision_as_cwl_eval_adds_it() -> None:
+    # three relevant in the top 5: W_i = 1/5 each, 0.2 + 0.2 + 0.2 = 0.6000000000000001 (ir_measures'
+    # test_providers.py expects that float); ETU 3 gains, EC 5 * 0.2, ETC and EI 5 documents
+    values = [
+        rankframe_value(CWL_FORMS["P"](cutoff=5, expect=e), [0, 1, 1, 1, 0], 0) for e in EXPECTATIONS
+    ]
+    assert values == [0.6000000000000001, 3.0, 1.0, 5.0, 5.0]
 
 
 # ir_measures' tests/test_cwl_eval.py: "based on a manual execution of cwl-eval"

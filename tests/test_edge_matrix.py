@@ -34,8 +34,11 @@ BOUNDED_0_1 = set(
     FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
     IntraListDiversity APLT Serendipity UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
+    Accuracy Compat
     """.split()
 )
+#: Families whose per-query value is null where undefined (left out of the mean), and when.
+UNDEFINED_IS_NULL = {"Accuracy": "no relevant document among the retrieved ones"}
 #: Families outside [0, 1], and why; they must still be >= 0 unless listed in SIGNED.
 NOT_BOUNDED_0_1 = {
     "DCG": "a sum of gains",
@@ -191,13 +194,17 @@ def test_edge_case(measure: Measure, case: str) -> None:
     assert per_query["query_id"].n_unique() == n_queries
     values = per_query["value"].to_list()
     assert len(values) == n_queries
-    assert all(math.isfinite(v) for v in values), f"{measure!r} on {case}: {values}"
     name = type(measure).__name__
+    if name in UNDEFINED_IS_NULL:  # undefined queries: null, left out of the mean
+        values = [v for v in values if v is not None]
+    assert all(v is not None and math.isfinite(v) for v in values), f"{measure!r} on {case}: {values}"
     if name in BOUNDED_0_1:
         assert all(0.0 <= v <= 1.0 for v in values), f"{measure!r} outside [0, 1]: {values}"
     if name in NON_NEGATIVE:
         assert all(v >= 0.0 for v in values), f"{measure!r} negative: {values}"
-    if n_queries and measure.AGGREGATE != "none":
+    if n_queries and not values:  # every query undefined: no mean
+        assert aggregate["value"][0] is None or math.isnan(aggregate["value"][0])
+    elif n_queries and measure.AGGREGATE != "none":
         assert aggregate["measure"].to_list() == [repr(measure)]
         got = aggregate["value"][0]
         expected = aggregate_of(measure, values)
@@ -239,8 +246,12 @@ def per_query_values(qrels: pl.DataFrame, run: pl.DataFrame, options: dict[str, 
 def differences(got: dict, want: dict, tol: float = 1e-12) -> list[str]:
     """The measures whose per-query values differ by more than ``tol`` (0: bit for bit)."""
     assert got.keys() == want.keys()
-    bad = sorted({m for (q, m), v in want.items() if not abs(got[(q, m)] - v) <= tol})
-    return [f"{m}: max |diff| {max(abs(got[k] - want[k]) for k in want if k[1] == m):.3g}" for m in bad]
+    def off(key: tuple) -> float:  # null (undefined) on both sides: no difference
+        a, b = got[key], want[key]
+        return 0.0 if a is None and b is None else math.inf if None in (a, b) else abs(a - b)
+
+    bad = sorted({m for (q, m), v in want.items() if not off((q, m)) <= tol})
+    return [f"{m}: max |diff| {max(off(k) for k in want if k[1] == m):.3g}" for m in bad]
 
 
 @settings(max_examples=min(settings.default.max_examples, 12))
@@ -300,7 +311,7 @@ def test_shuffled_rows_give_identical_values() -> None:
             run.sample(fraction=1.0, shuffle=True, seed=seed),
             {},
         )
-        changed |= {m for (q, m), v in got.items() if _differs(v, base[(q, m)])}
+        changed |= {m for (q, m), v in got.items() if v is not None and _differs(v, base[(q, m)])}
     again = per_query_values(qrels, run, {})
-    changed |= {m for (q, m), v in again.items() if _differs(v, base[(q, m)])}
+    changed |= {m for (q, m), v in again.items() if v is not None and _differs(v, base[(q, m)])}
     assert not changed, f"the row order changes the last bits of {sorted(changed)}"

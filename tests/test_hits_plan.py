@@ -51,6 +51,7 @@ HITS = [
     "RBP(gains={0: 0.5})@5", "RBPResidual", "RBPResidual(p=0.9)",
     "nDCG_rel", "nDCG_rel(gains={0: 1.0, 2: 5.0})", "nDCG_rel(gains={1: 3.0, 3: -2.0})",
     "RnDCG", "RnDCG(gains={1: 3.0, 2: 9.0})", "RnDCG(gains={0: 2.0, 2: 0.0})",
+    "Accuracy", "Accuracy@3", "Accuracy(rel=2)",
     "RelString",  # not in the long output: test_relstring_in_the_hits_plan compares it
 ]
 

@@ -8,7 +8,7 @@ Every test passes except:
 
 * those of ir_measures' private input converters (``ir_measures.util.QrelsConverter`` and
   ``RunConverter``: its internals, not its API), which the drop-in does not imitate;
-* those that need a measure family rankframe does not have yet: marked ``xfail(strict=True)``
+* those that need what rankframe does not have yet: marked ``xfail(strict=True)``
   with the family's name, so that each turns into a failure to fix (unmark it) the day the
   family lands. A test bundling several measures is marked when any of them is missing.
 """
@@ -25,16 +25,13 @@ from tests.peer_suites import run_pytest
 PYNDEVAL = (
     "rankframe lacks ndeval's diversity families (alpha_nDCG, ERR_IA, NRBP, nNRBP, AP_IA, P_IA, StRecall)"
 )
-CWL = "the cwl_eval provider reports Metric, not CwlMetric with cwl_eval's other expectations"
-COMPAT = "rankframe lacks Clarke's Compat family (compat provider)"
-ACCURACY = "rankframe lacks the Accuracy family (accuracy provider)"
 CONVERTER = "ir_measures.util's private input converters are not part of the drop-in's API"
 
 #: Every test of the suite (node id) -> why it is expected to fail, or None (it passes).
 TESTS: dict[str, str | None] = {
-    "tests.test_accuracy.TestMeasures::test_accuracy": ACCURACY,
+    "tests.test_accuracy.TestMeasures::test_accuracy": None,
     "tests.test_aggregate.TestMeasures::test_P": None,
-    "tests.test_compat.TestCompat::test_measures": COMPAT,
+    "tests.test_compat.TestCompat::test_measures": None,
     "tests.test_cwl_eval.TestCwlEval::test_measures": None,
     "tests.test_gdeval.TestPytrecEval::test_ERR": None,
     "tests.test_gdeval.TestPytrecEval::test_nDCG": None,
@@ -42,8 +39,8 @@ TESTS: dict[str, str | None] = {
     "tests.test_measures.TestMeasures::test_P": None,
     "tests.test_measures.TestMeasures::test_measures": None,
     # it expects cwl_eval's P@5 as a CwlMetric with its C/W/L expectations (and its arithmetic:
-    # 0.6000000000000001), which the drop-in does not report
-    "tests.test_providers.TestPytrecEval::test_empty": f"{COMPAT}; {ACCURACY}; {CWL}",
+    # 0.6000000000000001)
+    "tests.test_providers.TestPytrecEval::test_empty": None,
     "tests.test_pyndeval.TestPynedvalEval::test_ERR_IA": PYNDEVAL,
     "tests.test_pyndeval.TestPynedvalEval::test_measures": PYNDEVAL,
     **{

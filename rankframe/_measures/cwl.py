@@ -9,11 +9,20 @@ rank :math:`i` goes on to rank :math:`i + 1` (Moffat et al. 2013; Azzopardi, Tho
     ERG = \frac{\sum_{i=1}^{N} P_i\, g_i}{\sum_{i=1}^{N} P_i}, \qquad P_i = \prod_{j < i} C_j
 
 over the first :math:`N = 1000` ranks, the ranking padded with gain 0 past its end and cut at
-:math:`N` (cwl_eval's ``max_n``, as ir_measures runs it). The gains are graded in
+:math:`N` (cwl_eval's ``max_n``, as ir_measures runs it), computed as cwl_eval does: the
+weights :math:`W_i = P_i \cdot (1 / \sum_j P_j)`, then :math:`\sum_i W_i g_i`. The gains are graded in
 :math:`[0, 1]`: the grade, negative grades as 0, clipped to ``[min_rel, max_rel]`` and scaled,
 :math:`g = (\min(\max(r, m), M) - m) / (M - m)`; unjudged documents gain 0. ``max_rel`` (the top
 of the grade scale) defaults to 1, binary gains (every grade >= 1 gains 1); ir_measures requires
 it, so its names always carry it. Set it to the top of a graded scale (``INST(max_rel=3)``).
+
+``expect`` picks which of the framework's expectations the value is (cwl_eval reports all
+five; every document costs 1): ``"EU"``, the expected utility per document above (the
+default); ``"ETU"``, the expected total utility :math:`\sum_i L_i \sum_{j \le i} g_j`;
+``"EC"``, the expected cost per document :math:`\sum_i W_i`; ``"ETC"``, the expected total
+cost :math:`\sum_i L_i\, i`; ``"EI"``, the expected number of documents looked at
+:math:`1 / W_1`, with :math:`L_i = P_i (1 - C_i)` the chance of stopping at rank :math:`i`.
+Only ``"EU"`` lies in [0, 1].
 """
 
 from __future__ import annotations
@@ -37,6 +46,11 @@ _POSITIVE = (lambda v: v > 0.0, "a float > 0")
 _PERSISTENCE = (lambda p: 0.0 <= p <= 1.0, "a float in [0, 1]")
 MIN_REL = Param("min_rel", "int", 0)
 MAX_REL = Param("max_rel", "int", 1)
+#: The C/W/L framework's expectations (cwl_eval's columns), by the name ``expect`` takes.
+EXPECTATIONS = ("EU", "ETU", "EC", "ETC", "EI")
+EXPECT = Param(
+    "expect", "str", "EU", (lambda v: v in EXPECTATIONS, "one of 'EU', 'ETU', 'EC', 'ETC', 'EI'")
+)
 
 
 class _CWL(Measure):
@@ -56,20 +70,37 @@ class _CWL(Measure):
             msg = f"{self.NAME} needs a cutoff after '@', e.g. '{self.NAME}(max_rel=3)@10'."
             raise MeasureError(msg)
 
+    def bounds(self) -> tuple[float, float] | None:
+        """[0, 1] for the expected utility per document; the other expectations are unbounded."""
+        return self.BOUNDS if self.expect == "EU" else None
+
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` at each rank (floats), given the gain there and the gain up to it."""
         raise NotImplementedError
 
-    def expr(self, ctx: Ctx) -> pl.Expr:
-        """Return the per-query expression: the expected rate of gain over ranks 1..1000."""
+    def gains(self, ctx: Ctx) -> pl.Expr:
+        """The gain of each document, in [0, 1]: the grade scaled from [min_rel, max_rel]."""
         low, high = float(self.min_rel), float(self.max_rel)
         grade = ctx.rel.clip(lower_bound=0).cast(pl.Float64).clip(low, high)
-        gain = ((grade - low) / (high - low)).fill_null(0.0)
-        ranked = ctx.in_rank_order(gain, cutoff=DEPTH)
+        return ((grade - low) / (high - low)).fill_null(0.0)
+
+    def expr(self, ctx: Ctx) -> pl.Expr:
+        """Return the per-query expression: the expectation ``expect`` over ranks 1..1000."""
+        ranked = ctx.in_rank_order(self.gains(ctx), cutoff=DEPTH)
         gain = ranked.extend_constant(0.0, DEPTH - ranked.len())
         rank = pl.int_range(1, DEPTH + 1, dtype=pl.Int64).cast(pl.Float64)
-        reach = self.continuation(rank, gain.cum_sum(), gain).cum_prod().shift(1, fill_value=1.0)
-        return (reach * gain).sum() / reach.sum()
+        gained = gain.cum_sum()
+        stay = self.continuation(rank, gained, gain)
+        reach = stay.cum_prod().shift(1, fill_value=1.0)
+        weight = reach * (1.0 / reach.sum())  # W_i, as cwl_eval forms them
+        stop = reach * (1.0 - stay)  # L_i
+        return {
+            "EU": (weight * gain).sum(),
+            "ETU": (stop * gained).sum(),
+            "EC": weight.sum(),
+            "ETC": (stop * rank).sum(),
+            "EI": 1.0 / weight.first(),
+        }[self.expect]
 
 
 def _within(rank: pl.Expr, cutoff: int, value: pl.Expr) -> pl.Expr:
@@ -87,6 +118,9 @@ class INST(_CWL):
         The gain the user wants (default 1.0).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -111,7 +145,7 @@ class INST(_CWL):
     """
 
     NAME = "INST"
-    PARAMS = (Param("T", "float", 1.0, _POSITIVE), MIN_REL, MAX_REL)
+    PARAMS = (Param("T", "float", 1.0, _POSITIVE), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of INST."""
@@ -129,6 +163,9 @@ class INSQ(_CWL):
         The gain the user expects (default 1.0).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -153,7 +190,7 @@ class INSQ(_CWL):
     """
 
     NAME = "INSQ"
-    PARAMS = (Param("T", "float", 1.0, _POSITIVE), MIN_REL, MAX_REL)
+    PARAMS = (Param("T", "float", 1.0, _POSITIVE), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of INSQ."""
@@ -172,6 +209,9 @@ class BPM(_CWL):
         The gain the user wants (default 1.0).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -201,6 +241,7 @@ class BPM(_CWL):
         Param("T", "float", 1.0, _POSITIVE),
         MIN_REL,
         MAX_REL,
+        EXPECT,
     )
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
@@ -218,6 +259,9 @@ class SDCG(_CWL):
         The depth :math:`k` (required).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -244,7 +288,7 @@ class SDCG(_CWL):
     """
 
     NAME = "SDCG"
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), MIN_REL, MAX_REL)
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of SDCG."""
@@ -265,6 +309,9 @@ class NERR8(_CWL):
         The depth :math:`k` (required).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -288,7 +335,7 @@ class NERR8(_CWL):
     """
 
     NAME = "NERR8"
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), MIN_REL, MAX_REL)
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of NERR8."""
@@ -305,6 +352,9 @@ class NERR9(_CWL):
         The depth :math:`k` (required).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -328,7 +378,7 @@ class NERR9(_CWL):
     """
 
     NAME = "NERR9"
-    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), MIN_REL, MAX_REL)
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of NERR9."""
@@ -345,6 +395,9 @@ class NERR10(_CWL):
         The persistence :math:`\phi` (default 0.9).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -368,7 +421,7 @@ class NERR10(_CWL):
     """
 
     NAME = "NERR10"
-    PARAMS = (Param("p", "float", 0.9, _PERSISTENCE), MIN_REL, MAX_REL)
+    PARAMS = (Param("p", "float", 0.9, _PERSISTENCE), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of NERR10."""
@@ -385,6 +438,9 @@ class NERR11(_CWL):
         The gain the user expects (default 1.0).
     min_rel, max_rel : int
         The grade scale (default 0 and 1: binary gains).
+    expect : str
+        The expectation reported: ``"EU"`` (default), ``"ETU"``, ``"EC"``, ``"ETC"`` or ``"EI"``
+        (see :mod:`rankframe._measures.cwl`).
 
     Notes
     -----
@@ -407,7 +463,7 @@ class NERR11(_CWL):
     """
 
     NAME = "NERR11"
-    PARAMS = (Param("T", "float", 1.0, _POSITIVE), MIN_REL, MAX_REL)
+    PARAMS = (Param("T", "float", 1.0, _POSITIVE), MIN_REL, MAX_REL, EXPECT)
 
     def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
         """:math:`C_i` of NERR11."""
@@ -417,3 +473,88 @@ class NERR11(_CWL):
 
 for _family in (NERR8, NERR9, NERR10, NERR11):
     _family.__doc__ = _family.__doc__.replace("{reference}", _NERR_REFERENCE)
+
+
+class _Binary(_CWL):
+    r"""cwl_eval's C/W/L form of a trec_eval measure (``P``, ``RR``, ``AP``, ``RBP``).
+
+    Not registered: rankframe's own ``P``, ``RR``, ``AP`` and ``RBP`` are trec_eval's; these
+    are what ir_measures' cwl_eval provider computes under those names, with cwl_eval's
+    arithmetic and all five expectations. The gain is binary: 1 for a judged document whose
+    grade (negative read as 0) is >= ``rel``, else 0.
+    """
+
+    def validate(self) -> None:
+        """Nothing to check (binary gains need no grade scale)."""
+
+    def gains(self, ctx: Ctx) -> pl.Expr:
+        """1.0 for a judged document of grade >= ``rel`` (negative grades as 0), else 0.0."""
+        return (ctx.rel.clip(lower_bound=0) >= self.rel).fill_null(False).cast(pl.Float64)
+
+
+_REL = Param("rel", "int", 1)
+
+
+class CwlP(_Binary):
+    r"""Precision at :math:`k` as a C/W/L measure: :math:`C_i = [i < k]` (cwl_eval's ``P@k``).
+
+    Examples
+    --------
+    >>> import polars as pl
+    >>> import rankframe as rf
+    >>> run = pl.DataFrame({"query_id": ["q1"] * 5, "doc_id": list("abcde"),
+    ...                     "score": [5.0, 4.0, 3.0, 2.0, 1.0]})
+    >>> qrels = pl.DataFrame({"query_id": ["q1"] * 3, "doc_id": list("bcd"), "relevance": [1] * 3})
+    >>> # W_i = 1/5 for i <= 5: 0.2 + 0.2 + 0.2, as cwl_eval adds them; 3 gains in 5 documents
+    >>> [rf.evaluate(qrels, run, [CwlP(cutoff=5, expect=e)]).item(0, "value") for e in ("EU", "ETU", "EI")]
+    [0.6000000000000001, 3.0, 5.0]
+    """
+
+    NAME = "cwl_eval.P"
+    PARAMS = (Param("cutoff", "int", None, POSITIVE_INT), _REL, EXPECT)
+
+    def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
+        """:math:`C_i` of P@k."""
+        return (rank < self.cutoff).cast(pl.Float64)
+
+
+class CwlRR(_Binary):
+    r"""Reciprocal rank as a C/W/L measure: :math:`C_i = [\sum_{j \le i} g_j = 0]` (cwl_eval's ``RR``)."""
+
+    NAME = "cwl_eval.RR"
+    PARAMS = (_REL, EXPECT)
+
+    def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
+        """:math:`C_i` of RR: go on until the first relevant document."""
+        return (gained == 0.0).cast(pl.Float64)
+
+
+class CwlAP(_Binary):
+    r"""Average precision as a C/W/L measure (cwl_eval's ``AP``).
+
+    .. math:: C_i = \frac{\sum_{j > i} g_j / j}{\sum_{j \ge i} g_j / j} \quad (0 \text{ where the top is } 0)
+    """
+
+    NAME = "cwl_eval.AP"
+    PARAMS = (_REL, EXPECT)
+
+    def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
+        """:math:`C_i` of AP, from the sums of :math:`g_j / j` from rank :math:`i` on."""
+        below = (gain / rank).reverse().cum_sum().reverse()
+        beyond = below.shift(-1, fill_value=0.0)
+        return pl.when(beyond > 0.0).then(beyond / below).otherwise(0.0)
+
+
+class CwlRBP(_Binary):
+    r"""Rank-biased precision as a C/W/L measure: :math:`C_i = p` (cwl_eval's ``RBP``)."""
+
+    NAME = "cwl_eval.RBP"
+    PARAMS = (Param("p", "float", 0.8, _PERSISTENCE), _REL, EXPECT)
+
+    def continuation(self, rank: pl.Expr, gained: pl.Expr, gain: pl.Expr) -> pl.Expr:
+        """:math:`C_i` of RBP."""
+        return rank * 0.0 + self.p
+
+
+#: cwl_eval's forms of trec_eval's families, by the family's name.
+CWL_FORMS: dict[str, type[_Binary]] = {"P": CwlP, "RR": CwlRR, "AP": CwlAP, "RBP": CwlRBP}

@@ -56,13 +56,15 @@ def per_query_wide(
     judged_only: bool = False,
     score_dtype: str = "float64",
     doc_ascending: bool = False,
+    input_order: bool = False,
 ) -> pl.DataFrame:
     """Evaluate ``measures`` on the judged ``queries``: ``query_id`` and one column per measure.
 
     One :func:`rankframe.evaluate` call (one plan). Rows follow the order of ``queries``;
     columns are named by ``repr(measure)``. ``doc_ascending`` breaks score ties by doc id
     ascending instead of trec_eval's descending (ir_measures' msmarco and judged providers):
-    the run, sorted by doc id, is ranked with ``ties="input"``.
+    the run, sorted by doc id, is ranked with ``ties="input"``; ``input_order`` ranks the run
+    with ties in its own order (a stable sort on the score: ir_measures' accuracy provider).
 
     Examples
     --------
@@ -83,7 +85,7 @@ def per_query_wide(
     judged = qrels.join(order.select(Q), on=Q, how="semi")
     if judged.is_empty():
         return pl.DataFrame(schema={Q: qrels.schema[Q], **dict.fromkeys(names, pl.Float64)})
-    ties = "trec_eval"
+    ties = "input" if input_order else "trec_eval"
     if doc_ascending:
         run, ties = run.sort([Q, D]), "input"
     with warnings.catch_warnings():

@@ -45,14 +45,24 @@ Where the values differ, on purpose:
   ranking, where pytrec_eval returns NaN or memory garbage.
 * A dict's judged query with no judgment (``{"q1": {}}``) is no query here; ir_measures'
   pytrec_eval and judged providers report it (as 0), its other providers do not.
-* Measures that only ir_measures' optional providers compute (``Accuracy``, ``Compat``,
-  ``alpha_nDCG``, ``ERR_IA``...) exist as names;
+* ``Compat`` (ir_measures' compat provider: float64 scores, ties to the doc id earlier in byte
+  order) and ``Accuracy`` (its accuracy provider: ties in the run's own order; a query without
+  a relevant retrieved document is not reported, and a mean over none is NaN) are rankframe's
+  families. Compat's ideal ranking puts a grade's retrieved documents in the run's order, where
+  ir_measures sorts them by score, an unretrieved one scoring 0: the two differ where a
+  relevant document scores <= 0 or relevant documents of one grade tie. Accuracy with
+  ``rel <= 0`` never counts an unjudged document relevant (ir_measures reads it as grade 0);
+  where every retrieved document is relevant it scores 1 (ir_measures divides by zero).
+* Measures that only ir_measures' optional providers compute (``alpha_nDCG``, ``ERR_IA``...)
+  exist as names;
   computing one raises :class:`rankframe.MeasureError` naming the family rankframe lacks.
   rankframe's other measures (``GMAP``, ``RBP``, ``DCG``...) are accepted too.
   ``parse_measure`` raises ``MeasureError`` (a ``ValueError``) for an unknown name, where
   ir_measures raises ``NameError``.
-* ``CwlMetric`` exists (its fields), but cwl_eval's provider reports plain ``Metric`` values
-  here, without the C/W/L expectations.
+* cwl_eval's provider reports ``CwlMetric`` records as ir_measures does, every field computed
+  by rankframe's C/W/L family (its ``expect`` parameter; ``P``, ``RR``, ``AP``, ``RBP`` in
+  cwl_eval's C/W/L forms), with ties in the run's order; its sums may differ from numpy's in
+  the last bits (within 1e-14).
 * ir_measures' private input converters (``ir_measures.util.QrelsConverter``...) are not
   imitated.
 

@@ -9,7 +9,8 @@ class CwlMetric(NamedTuple):
     """One query's value of one measure from cwl_eval, as ir_measures' ``CwlMetric``.
 
     ``value`` is the expected utility per item; the others are cwl_eval's expected total
-    utility, cost, total cost and number of items. rankframe reports plain ``Metric`` values.
+    utility, cost, total cost and number of items, each computed by rankframe's C/W/L
+    family (``expect='ETU'``, ``'EC'``, ``'ETC'``, ``'EI'``: :mod:`rankframe._measures.cwl`).
 
     Examples
     --------

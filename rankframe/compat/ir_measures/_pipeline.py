@@ -22,6 +22,7 @@ from rankframe._io.columns import Q
 from rankframe._measures import Measure
 from rankframe.compat._common import per_query_wide, read, run_queries
 from rankframe.compat._records import CalcResults, Metric
+from rankframe.compat.ir_measures._cwl import CwlMetric
 from rankframe.compat.ir_measures._runtime import RuntimeMeasure, runtime_metrics
 from rankframe.compat.ir_measures.measures import Unsupported, as_compat, as_rankframe
 
@@ -39,11 +40,15 @@ class Convention:
         the judged and msmarco providers); else later (trec_eval).
     places : int, optional
         Per-query values rounded to this many decimals (gdeval prints ``%.5f``).
+    input_order : bool
+        Ties in the order the run gives its documents (a stable sort on the score alone: the
+        accuracy provider).
     """
 
     score_dtype: str = "float64"
     doc_ascending: bool = False
     places: int | None = None
+    input_order: bool = False
 
 
 def parse_one(given: Any) -> Any:
@@ -112,6 +117,10 @@ class Evaluator:
     computes : callable, optional
         The measure a provider computes for the one asked (gdeval's ``nDCG@k`` is
         ``nDCG(dcg='exp-log2')@k``); by default the measure itself.
+    details : callable, optional
+        For a provider whose records carry more than the value (cwl_eval's :class:`CwlMetric`):
+        the rankframe measures of a measure's other fields, in the record's order (an empty
+        tuple: a plain :class:`Metric`).
 
     Examples
     --------
@@ -127,10 +136,12 @@ class Evaluator:
         qrels: Any,
         convention: Callable[[Any], Convention],
         computes: Callable[[Any], Any] | None = None,
+        details: Callable[[Any], tuple[Measure, ...]] | None = None,
     ) -> None:
         self._pairs = measure_pairs(measures)
         self._convention = convention
         self._computes = computes or (lambda m: m)
+        self._details = details or (lambda _m: ())
         runtime = [m for _, m in self._pairs if isinstance(m, RuntimeMeasure)]
         if hasattr(qrels, "__next__"):
             qrels = list(qrels)  # read once (and twice with runtime measures)
@@ -162,7 +173,8 @@ class Evaluator:
         groups: dict[Convention, list[Measure]] = {}
         for _, m in self._pairs:
             if not isinstance(m, RuntimeMeasure):
-                groups.setdefault(self._convention(m), []).append(self._rankframe(m))
+                group = groups.setdefault(self._convention(m), [])
+                group += [self._rankframe(m), *self._details(m)]
         parts = []
         for conv, measures in groups.items():
             part = per_query_wide(
@@ -172,6 +184,7 @@ class Evaluator:
                 measures,
                 score_dtype=conv.score_dtype,
                 doc_ascending=conv.doc_ascending,
+                input_order=conv.input_order,
             )
             if conv.places is not None:
                 part = part.with_columns(pl.col(repr(m)).round(conv.places) for m in measures)
@@ -180,8 +193,10 @@ class Evaluator:
         for part in parts[1:]:  # the same queries in the same order: one column block per convention
             wide = wide.join(part, on=Q, how="left", maintain_order="left")
         missing = self._qrel_qids.filter(~self._qrel_qids.is_in(wide.get_column(Q).implode()))
+        # ir_measures' value for a judged query the run lacks: 0, None for an undefined one
+        defaults = {repr(self._rankframe(m)): m.DEFAULT for _, m in self._pairs if hasattr(m, "DEFAULT")}
         zeros = pl.DataFrame({Q: missing}).with_columns(
-            pl.lit(0.0, pl.Float64).alias(c) for c in wide.columns if c != Q
+            pl.lit(defaults.get(c, 0.0), pl.Float64).alias(c) for c in wide.columns if c != Q
         )
         return pl.concat([wide, zeros.select(wide.columns).cast(wide.schema)]), wide.height
 
@@ -189,17 +204,22 @@ class Evaluator:
         ranked = [(key, m) for key, m in self._pairs if not isinstance(m, RuntimeMeasure)]
         if ranked:
             columns = [(key, wide.columns.index(repr(self._rankframe(m)))) for key, m in ranked]
+            details = {key: [wide.columns.index(repr(d)) for d in self._details(m)] for key, m in ranked}
             rows = wide.rows()
             for row in rows[:evaluated]:
                 for key, i in columns:
-                    yield Metric(row[0], key, row[i])
+                    if details[key]:  # cwl_eval's record, with the C/W/L expectations
+                        yield CwlMetric(row[0], key, row[i], *(row[j] for j in details[key]))
+                    elif row[i] is not None:  # None: undefined, not reported (Accuracy)
+                        yield Metric(row[0], key, row[i])
             # then the judged queries the run lacks, as ir_measures lists them: by measure, then query
             defaults = sorted(
-                ((str(key), row[0], key) for key, _ in columns for row in rows[evaluated:]),
+                ((str(key), row[0], key, row[i]) for key, i in columns for row in rows[evaluated:]),
                 key=lambda t: (t[0], t[1]),
             )
-            for _, qid, key in defaults:
-                yield Metric(qid, key, 0.0)
+            for _, qid, key, value in defaults:
+                if value is not None:
+                    yield Metric(qid, key, value)
         runtime = [m for _, m in self._pairs if isinstance(m, RuntimeMeasure)]
         if runtime:
             yield from runtime_metrics(runtime, self._runtime_qrels, run)
@@ -257,7 +277,8 @@ class Evaluator:
         ranked = [(key, self._rankframe(m)) for key, m in self._pairs if not isinstance(m, RuntimeMeasure)]
         if ranked and not wide.is_empty():
             values = aggregate(wide, list(dict.fromkeys(m for _, m in ranked)), []).row(0, named=True)
-            out.update({key: values[repr(m)] for key, m in ranked})
+            # a mean over no defined value (every query undefined) is NaN, as ir_measures says
+            out.update({key: _nan(values[repr(m)]) for key, m in ranked})
         else:
             out.update({key: 0 if m.AGGREGATE == "sum" else float("nan") for key, m in ranked})
         for key, m in self._pairs:
@@ -311,6 +332,8 @@ class Provider:
         ``accepts`` says.
     computes : callable, optional
         The measure it computes for the one asked (see :class:`Evaluator`).
+    details : callable, optional
+        The measures of a record's other fields (see :class:`Evaluator`).
 
     Examples
     --------
@@ -327,12 +350,14 @@ class Provider:
         *,
         families: frozenset[str] | None = None,
         computes: Callable[[Any], Any] | None = None,
+        details: Callable[[Any], tuple[Measure, ...]] | None = None,
     ) -> None:
         self.NAME = name
         self._accepts = accepts
         self._convention = convention if callable(convention) else (lambda _m: convention)
         self._families = families
         self._computes = computes
+        self._details = details
 
     def __repr__(self) -> str:
         return f"<rankframe.compat.ir_measures provider {self.NAME!r}>"
@@ -360,7 +385,7 @@ class Provider:
                     "use ir_measures.evaluator (the default pipeline) to have one chosen."
                 )
                 raise MeasureError(msg)
-        return Evaluator(measures, qrels, self._convention, self._computes)
+        return Evaluator(measures, qrels, self._convention, self._computes, self._details)
 
     def iter_calc(self, measures: Iterable[Any], qrels: Any, run: Any) -> Iterator[Metric]:
         """Each judged query's value of each measure (see :meth:`Evaluator.iter_calc`)."""
@@ -385,6 +410,11 @@ class Provider:
     def is_available(self) -> bool:
         """Always true: rankframe computes every provider's measures."""
         return True
+
+
+def _nan(value: float | None) -> float:
+    """None (no defined value to aggregate) as NaN."""
+    return float("nan") if value is None else value
 
 
 def _inputs(measures: Iterable[Any], attribute: str, default: list[str]) -> list[str]:

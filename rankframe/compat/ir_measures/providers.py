@@ -16,11 +16,11 @@ gdeval     ERR@k, nDCG(dcg='exp-log2')@k                            per-query va
 ranx       P, SetP, RR, Rprec, AP, nDCG, R, SetR, NumRet(rel=),     float64, trec_eval's tie order
            Success                                                  (rankframe has no ranx tie order)
 trectools  P, RR, Rprec, AP, nDCG, Bpref at rel=1; RBP              float64, trec_eval's tie order
-cwl_eval   P, RR, AP, RBP(rel=); BPM, INST, INSQ, NERR8-11, SDCG     float64, trec_eval's tie order
-           (rankframe's C/W/L family)
-compat     Compat (not in rankframe)
+cwl_eval   P, RR, AP, RBP(rel=) in cwl_eval's C/W/L forms; BPM,     float64, ties in the run's order;
+           INST, INSQ, NERR8-11, SDCG (rankframe's C/W/L family)    ``CwlMetric`` records
+compat     Compat                                                   float64, ties to the earlier doc id
 pyndeval   alpha_nDCG, ERR_IA, NRBP, ... (not in rankframe)
-accuracy   Accuracy (not in rankframe)
+accuracy   Accuracy                                                 float64, ties in the run's order
 runtime    measures of ``define`` / ``define_byquery``              the user's function, on pandas
 ========== ======================================================== ==================================
 
@@ -36,9 +36,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from rankframe._measures.cwl import CWL_FORMS, EXPECTATIONS
 from rankframe.compat.ir_measures._pipeline import Convention, Evaluator, Provider
 from rankframe.compat.ir_measures._runtime import RuntimeMeasure, SelfComputing
-from rankframe.compat.ir_measures.measures import UNSUPPORTED, Unsupported
+from rankframe.compat.ir_measures.measures import UNSUPPORTED, Unsupported, as_rankframe
 
 __all__ = [
     "AccuracyProvider",
@@ -62,6 +63,7 @@ __all__ = [
 TREC_EVAL_9 = Convention(score_dtype="float32")
 SORTED_BY_DOC = Convention(doc_ascending=True)  # sorted(key=(-score, doc_id))
 GDEVAL = Convention(places=5)
+IN_RUN_ORDER = Convention(input_order=True)  # sorted(key=score, reverse=True): ties as given
 RANKFRAME = Convention()
 
 
@@ -150,6 +152,21 @@ def _cwl_eval(m: Any) -> bool:
     )
 
 
+def _cwl_form(measure: Any) -> Any:
+    """cwl_eval's C/W/L form of ``P``, ``RR``, ``AP``, ``RBP`` (rankframe._measures.cwl.CWL_FORMS)."""
+    form = CWL_FORMS.get(measure.NAME)
+    if form is None:
+        return measure
+    params = {k: v for k, v in measure.params.items() if k in {p.name for p in form.PARAMS}}
+    return form(**{**params, "rel": measure.params.get("rel") or 1})
+
+
+def _cwl_details(measure: Any) -> tuple[Any, ...]:
+    """The measures of CwlMetric's other fields: cwl_eval's expectations besides the value."""
+    form = as_rankframe(_cwl_form(measure))
+    return tuple(form.replace(expect=e) for e in EXPECTATIONS[1:])
+
+
 def _missing(m: Any, provider: str) -> bool:
     return isinstance(m, Unsupported) and UNSUPPORTED[m.NAME] == provider
 
@@ -166,6 +183,7 @@ def _provider_class(
     convention: Convention,
     families: str | None = None,
     computes: Callable[[Any], Any] | None = None,
+    details: Callable[[Any], Any] | None = None,
 ) -> type[Provider]:
     """ir_measures' class of a provider (``PytrecEvalProvider()``), built on :class:`Provider`."""
 
@@ -177,6 +195,7 @@ def _provider_class(
             convention,
             families=None if families is None else frozenset(families.split()),
             computes=computes,
+            details=details,
         )
 
     doc = f"ir_measures' {name} provider, computing through rankframe (see the module's table)."
@@ -210,13 +229,15 @@ RanxProvider = _provider_class(
     "RanxProvider", "ranx", _ranx, RANKFRAME, "P SetP R SetR RR AP Success NumRet nDCG Rprec"
 )
 TrectoolsProvider = _provider_class("TrectoolsProvider", "trectools", _trectools, RANKFRAME)
-CwlEvalProvider = _provider_class("CwlEvalProvider", "cwl_eval", _cwl_eval, RANKFRAME)
-CompatProvider = _provider_class("CompatProvider", "compat", lambda m: _missing(m, "compat"), RANKFRAME)
+CwlEvalProvider = _provider_class(
+    "CwlEvalProvider", "cwl_eval", _cwl_eval, IN_RUN_ORDER, computes=_cwl_form, details=_cwl_details
+)
+CompatProvider = _provider_class("CompatProvider", "compat", lambda m: _is(m, "Compat"), SORTED_BY_DOC)
 PyNdEvalProvider = _provider_class(
     "PyNdEvalProvider", "pyndeval", lambda m: _missing(m, "pyndeval"), RANKFRAME
 )
 AccuracyProvider = _provider_class(
-    "AccuracyProvider", "accuracy", lambda m: _missing(m, "accuracy"), RANKFRAME
+    "AccuracyProvider", "accuracy", lambda m: _is(m, "Accuracy"), IN_RUN_ORDER
 )
 
 pytrec_eval = PytrecEvalProvider()

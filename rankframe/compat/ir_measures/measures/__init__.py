@@ -70,9 +70,20 @@ class IrMeasure(SelfComputing):
 
 
 
+#: Families ir_measures leaves out for a judged query the run lacks (undefined there).
+UNDEFINED_WITHOUT_RUN = frozenset({"Accuracy"})
+
 #: rankframe's family -> its subclass with ir_measures' methods.
 _COMPAT: dict[type[Measure], type[Measure]] = {
-    cls: type(cls.__name__, (IrMeasure, cls), {"__slots__": (), "__doc__": cls.__doc__})
+    cls: type(
+        cls.__name__,
+        (IrMeasure, cls),
+        {
+            "__slots__": (),
+            "__doc__": cls.__doc__,
+            "DEFAULT": None if cls.NAME in UNDEFINED_WITHOUT_RUN else IrMeasure.DEFAULT,
+        },
+    )
     for cls in REGISTRY.values()
 }
 
@@ -99,9 +110,12 @@ def as_compat(measure: Measure) -> Measure:
 
 
 def as_rankframe(measure: Measure) -> Measure:
-    """The same measure as rankframe's own object (what :func:`rankframe.evaluate` receives)."""
-    base = next(c for c in type(measure).__mro__ if c in REGISTRY.values())
-    return base(**measure.params)
+    """The same measure as rankframe's own object (what :func:`rankframe.evaluate` receives).
+
+    A measure of no registered family (cwl_eval's forms of ``P``, ``RR``...) is returned as is.
+    """
+    base = next((c for c in type(measure).__mro__ if c in REGISTRY.values()), None)
+    return measure if base is None else base(**measure.params)
 
 
 class Family(MeasureFamily):
@@ -223,8 +237,6 @@ ALIASES = {
 
 #: ir_measures' families rankframe lacks, with the provider that computes each.
 UNSUPPORTED = {
-    "Accuracy": "accuracy",
-    "Compat": "compat",
     **dict.fromkeys(
         [
             "alpha_nDCG",

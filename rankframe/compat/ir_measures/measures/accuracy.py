@@ -1,4 +1,4 @@
-"""ir_measures' ``measures.accuracy`` module: ``Accuracy`` (rankframe has no such family yet)."""
+"""ir_measures' ``measures.accuracy`` module: ``Accuracy``, rankframe's family of that name."""
 
 from rankframe.compat.ir_measures.measures import Accuracy  # type: ignore[attr-defined]
 
