@@ -19,7 +19,8 @@ trectools  P, RR, Rprec, AP, nDCG, Bpref at rel=1; RBP              float64, tre
 cwl_eval   P, RR, AP, RBP(rel=); BPM, INST, INSQ, NERR8-11, SDCG     float64, trec_eval's tie order
            (rankframe's C/W/L family)
 compat     Compat (not in rankframe)
-pyndeval   alpha_nDCG, ERR_IA, NRBP, ... (not in rankframe)
+pyndeval   alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP,     ties to the earlier doc id
+           AP_IA, P_IA, StRecall (qrels with subtopics)             (ndeval's greedy ideal)
 accuracy   Accuracy (not in rankframe)
 runtime    measures of ``define`` / ``define_byquery``              the user's function, on pandas
 ========== ======================================================== ==================================
@@ -212,8 +213,12 @@ RanxProvider = _provider_class(
 TrectoolsProvider = _provider_class("TrectoolsProvider", "trectools", _trectools, RANKFRAME)
 CwlEvalProvider = _provider_class("CwlEvalProvider", "cwl_eval", _cwl_eval, RANKFRAME)
 CompatProvider = _provider_class("CompatProvider", "compat", lambda m: _missing(m, "compat"), RANKFRAME)
+#: ndeval's intent-aware measures (rankframe._measures.subtopics), pyndeval's alone.
+NDEVAL_FAMILIES = (
+    "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
+)
 PyNdEvalProvider = _provider_class(
-    "PyNdEvalProvider", "pyndeval", lambda m: _missing(m, "pyndeval"), RANKFRAME
+    "PyNdEvalProvider", "pyndeval", lambda m: any(_is(m, n) for n in NDEVAL_FAMILIES), SORTED_BY_DOC
 )
 AccuracyProvider = _provider_class(
     "AccuracyProvider", "accuracy", lambda m: _missing(m, "accuracy"), RANKFRAME
