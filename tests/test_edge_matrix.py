@@ -34,6 +34,7 @@ BOUNDED_0_1 = set(
     FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
     IntraListDiversity APLT Serendipity UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
+    NRBP AP_IA P_IA StRecall
     """.split()
 )
 #: Families outside [0, 1], and why; they must still be >= 0 unless listed in SIGNED.
@@ -65,6 +66,11 @@ NOT_BOUNDED_0_1 = {
     "KendallTauB": "a correlation in [-1, 1]",
     "Gamma": "a correlation in [-1, 1]",
     "SomersD": "a correlation in [-1, 1]",
+    "alpha_DCG": "ndeval leaves the gain at rank 1 unnormalised (up to the number of subtopics)",
+    "ERR_IA": "ndeval leaves the gain at rank 1 unnormalised (up to the number of subtopics)",
+    "alpha_nDCG": "over ndeval's greedy ideal, which a ranking may beat",
+    "nERR_IA": "over ndeval's greedy ideal, which a ranking may beat",
+    "nNRBP": "over ndeval's greedy ideal, which a ranking may beat",
 }
 SIGNED = {"Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
 NON_NEGATIVE = set(NOT_BOUNDED_0_1) - SIGNED

@@ -125,7 +125,12 @@ class Subtopic(Measure):
 
 
 class _Cumulated(Subtopic):
-    """alpha-DCG and ERR-IA: novelty-weighted gains, discounted, cumulated to the cutoff."""
+    """alpha-DCG and ERR-IA: novelty-weighted gains, discounted, cumulated to the cutoff.
+
+    Not bounded by 1: at rank 1 ndeval leaves the gain (up to the number of subtopics) as it is.
+    """
+
+    BOUNDS = None
 
     def discount(self, rank: pl.Expr) -> pl.Expr:
         """The rank discount."""
@@ -136,9 +141,21 @@ class _Cumulated(Subtopic):
         return (self.novelty(hit) * self.discount(rank)).filter(rank <= self.cutoff).sum()
 
     def ideal_ideal(self) -> float:
-        r"""ndeval's "ideal ideal" per subtopic: :math:`\sum_{t < k} (1 - \alpha)^t w(t + 1)`."""
-        k, g = self.cutoff, 1.0 - self.alpha
-        return sum(g**t * float(pl.select(self.discount(pl.lit(t + 1))).item()) for t in range(k))
+        r"""ndeval's "ideal ideal" per subtopic: :math:`\sum_{t < k} (1 - \alpha)^t w(t + 1)`.
+
+        Summed in rank order, as ndeval does, to the rank past which the terms no longer
+        change a double (:math:`(1 - \alpha)^t < 2^{-64}`; every rank when :math:`\alpha = 0`).
+        """
+        g = 1.0 - self.alpha
+        k = self.cutoff
+        if 0.0 < g < 1.0:
+            k = min(k, 64 + math.ceil(64 * _LN2 / -math.log(g)))
+        total, chunk = 0.0, 1 << 20
+        for start in range(0, k if g > 0.0 else 1, chunk):
+            t = pl.int_range(start, min(k, start + chunk), dtype=pl.Int64, eager=True).cast(pl.Float64)
+            terms = pl.select((pl.lit(g).pow(t) * self.discount(t + 1.0)).cum_sum()).to_series()
+            total += terms[-1]
+        return total
 
     def finish(self, num: pl.Expr, n_sub: pl.Expr, ideal: pl.Expr | None) -> pl.Expr:
         """Divided by the ideal ideal of the query's subtopics (except at rank 1, as ndeval)."""
@@ -146,7 +163,12 @@ class _Cumulated(Subtopic):
 
 
 class _Normalised(Subtopic):
-    """A measure divided by its value on ndeval's greedy ideal ranking."""
+    """A measure divided by its value on ndeval's greedy ideal ranking.
+
+    Not bounded by 1: the greedy ideal is an approximation, which a ranking may beat.
+    """
+
+    BOUNDS = None
 
     BASE: ClassVar[type[Subtopic]]
 
@@ -437,6 +459,7 @@ class nNRBP(NRBP):  # noqa: N801 (ir_measures' name)
     """
 
     NAME = "nNRBP"
+    BOUNDS = None  # over the greedy ideal, which a ranking may beat
 
     @property
     def ideal_steps(self) -> int | None:
