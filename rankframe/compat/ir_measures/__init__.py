@@ -45,12 +45,14 @@ Where the values differ, on purpose:
   ranking, where pytrec_eval returns NaN or memory garbage.
 * A dict's judged query with no judgment (``{"q1": {}}``) is no query here; ir_measures'
   pytrec_eval and judged providers report it (as 0), its other providers do not.
-* Measures that only ir_measures' optional providers compute (``Accuracy``, ``Compat``,
-  ``alpha_nDCG``, ``ERR_IA``...) exist as names;
-  computing one raises :class:`rankframe.MeasureError` naming the family rankframe lacks.
+* Measures that only ir_measures' optional providers compute (``Accuracy``, ``Compat``) exist
+  as names; computing one raises :class:`rankframe.MeasureError` naming the family rankframe lacks.
   rankframe's other measures (``GMAP``, ``RBP``, ``DCG``...) are accepted too.
   ``parse_measure`` raises ``MeasureError`` (a ``ValueError``) for an unknown name, where
   ir_measures raises ``NameError``.
+* ndeval's diversity measures (``alpha_nDCG``, ``ERR_IA``, ``NRBP``...: the pyndeval provider)
+  are rankframe's, with pyndeval's numbers but one: a query without a relevant subtopic has
+  ``nNRBP`` 0 here, NaN (0/0) in pyndeval.
 * ``CwlMetric`` exists (its fields), but cwl_eval's provider reports plain ``Metric`` values
   here, without the C/W/L expectations.
 * ir_measures' private input converters (``ir_measures.util.QrelsConverter``...) are not
