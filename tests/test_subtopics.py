@@ -181,3 +181,13 @@ def test_drop_in_pyndeval_provider_on_the_sample() -> None:
     pr = [(s.query_id, s.doc_id, s.score) for s in run]
     want = {k: v["alpha-nDCG@10"] for k, v in pyndeval.ndeval(pq, pr, ["alpha-nDCG@10"]).items()}
     assert got == pytest.approx(want, rel=1e-12)
+
+
+def test_duplicate_rows_are_refused() -> None:
+    q, r = _frames([("a", "1", "d1", 1), ("a", "1", "d1", 2)], [("a", "d1", 1.0)])
+    dup = r"duplicate \(query, subtopic, doc\) rows in the qrels: \('a', '1', 'd1'\) x2"
+    with pytest.raises(rf.InputError, match=dup):
+        rf.evaluate(q, r, ["AP_IA"])
+    q, r = _frames([("a", "1", "d1", 1)], [("a", "d1", 1.0), ("a", "d1", 2.0)])
+    with pytest.raises(rf.InputError, match=r"duplicate \(query, doc\) rows in the run"):
+        rf.evaluate(q, r, ["AP_IA"])

@@ -105,6 +105,8 @@ def evaluate_subtopics(
         run_lf = run_lf.with_row_index("_order")
     run_lf, sub = _align_ids(run_lf, sub)
     keys = ["run"] if "run" in run_lf.collect_schema().names() else []
+    _refuse_duplicates(sub, [Q, SUB, D], "qrels", "(query, subtopic, doc)")
+    _refuse_duplicates(run_lf, [*keys, Q, D], "run", "(query, doc)")
     wide = subtopic_values(sub, run_lf, keys, ours, opts)
     per_query = options.get("per_query", False)
     order = {repr(m): i for i, m in enumerate(measures)}
@@ -123,6 +125,15 @@ def evaluate_subtopics(
         long = pl.concat([long, done.select(long.columns)], how="vertical_relaxed")
     rank = pl.col("measure").replace_strict(order, return_dtype=pl.Int64)
     return long.sort([*group, rank]).select(*group, "measure", "value")
+
+
+def _refuse_duplicates(lf: pl.LazyFrame, key: list[str], role: str, what: str) -> None:
+    """An InputError naming the first rows of ``lf`` that repeat ``key`` (ndeval's are ambiguous)."""
+    found = lf.group_by(key).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1).head(3).collect()
+    if found.height:
+        rows = "; ".join(f"{tuple(r[:-1])} x{r[-1]}" for r in found.sort(key).rows())
+        msg = f"duplicate {what} rows in the {role}: {rows}. Keep one row per {what}."
+        raise InputError(msg)
 
 
 def subtopic_values(
