@@ -51,16 +51,6 @@ CUTOFF = Param("cutoff", "int", None, POSITIVE_INT)
 REL = Param("rel", "int", None)
 
 
-def dcg_discount(rank: pl.Expr) -> pl.Expr:
-    r"""ndeval's discount at ``rank`` (1-based): :math:`\ln 2 / \ln(r + 1)`."""
-    return _LN2 / (rank.cast(pl.Float64) + 1.0).log()
-
-
-def err_discount(rank: pl.Expr) -> pl.Expr:
-    """ERR-IA's discount at ``rank``: :math:`1 / r`."""
-    return 1.0 / rank.cast(pl.Float64)
-
-
 class Subtopic(Measure):
     """A measure over subtopic judgments (base class of ndeval's families).
 
@@ -254,8 +244,8 @@ class alpha_DCG(_Cumulated):  # noqa: N801 (ir_measures' name)
     PARAMS = (CUTOFF, Param("alpha", "float", ALPHA, _UNIT), REL, JUDGED_ONLY)
 
     def discount(self, rank: pl.Expr) -> pl.Expr:
-        r""":math:`1 / \log_2(r + 1)`."""
-        return dcg_discount(rank)
+        r"""ndeval's :math:`\ln 2 / \ln(r + 1)`."""
+        return _LN2 / (rank.cast(pl.Float64) + 1.0).log()
 
 
 @register
@@ -339,7 +329,7 @@ class ERR_IA(_Cumulated):  # noqa: N801 (ir_measures' name)
 
     def discount(self, rank: pl.Expr) -> pl.Expr:
         """:math:`1 / r`."""
-        return err_discount(rank)
+        return 1.0 / rank.cast(pl.Float64)
 
 
 @register
