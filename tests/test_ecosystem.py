@@ -154,8 +154,14 @@ def test_ir_measures_measure_objects_are_measures():
 
 
 def test_ir_measures_measure_without_equivalent_is_named():
-    with pytest.raises(rf.MeasureError, match=r"alpha_nDCG@10 has no rankframe equivalent"):
-        rf.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, [ir_measures.alpha_nDCG @ 10])
+    with pytest.raises(rf.MeasureError, match=r"Accuracy has no rankframe equivalent"):
+        rf.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, [ir_measures.Accuracy()])
+
+
+def test_ir_measures_diversity_objects_are_measures():
+    # ndeval's families (ir_measures' pyndeval provider) are rankframe's; MAP_IA is AP_IA
+    got = rf.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, [ir_measures.alpha_nDCG @ 10, ir_measures.MAP_IA])
+    assert got["measure"].to_list() == ["alpha_nDCG@10", "AP_IA"]
 
 
 def test_dict_of_pytrec_eval_dicts_is_several_runs():
