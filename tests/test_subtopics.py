@@ -14,7 +14,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
@@ -101,7 +101,7 @@ def _frames(
     return q, r.sort(["query_id", "score", "doc_id"], descending=[False, True, False])
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=settings.default.max_examples * 3)
 @given(st.lists(judgment, min_size=1, max_size=12), st.lists(retrieved, min_size=1, max_size=8))
 @example([("a", "1", "d1", 0)], [("a", "d1", 1.0)])  # no relevant subtopic: all 0 (nNRBP 0/0)
 @example([("a", "1", "d1", 1)], [("a", "d1", 1.0)])  # one document
@@ -118,7 +118,7 @@ def test_subtopic_qrels_match_pyndeval(judgments: list[tuple], ranked: list[tupl
     _compare(qrels, run, got, CUTOFFS)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=settings.default.max_examples * 2)
 @given(st.lists(judgment, min_size=1, max_size=8), st.lists(retrieved, min_size=1, max_size=6))
 def test_qrels_without_subtopics_are_one_subtopic(judgments: list[tuple], ranked: list[tuple]) -> None:
     # the ordinary planner (no subtopic column): pyndeval reads every judgment as subtopic "0"
