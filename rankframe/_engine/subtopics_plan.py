@@ -154,15 +154,16 @@ def subtopic_values(
         if m.ideal_steps is not None:
             at = (_level(m, opts), m.alpha)
             steps[at] = max(steps.get(at, 0), m.ideal_steps)
-    ideals: dict[tuple[int, float], pl.DataFrame] = {}
-    columns = []
+    groups: dict[tuple[int, bool], list[int]] = {}  # one join and group_by per level
     for i, m in enumerate(measures):
-        level = _level(m, opts)
+        groups.setdefault((_level(m, opts), bool(m.params.get("judged_only"))), []).append(i)
+    columns = []
+    for (level, judged_only), members in groups.items():
         pairs = sub.filter(pl.col(REL) >= level).select(Q, SUB, D).unique()
         nrel = pairs.group_by(Q, SUB).agg(pl.len().cast(pl.Float64).alias(_NREL))
         n_sub = pairs.group_by(Q).agg(pl.col(SUB).n_unique().cast(pl.Float64).alias(_NSUB))
         rows = ranked
-        if m.params.get("judged_only"):  # unjudged documents out, the rest ranked again
+        if judged_only:  # unjudged documents out, the rest ranked again
             rows = rows.join(judged, on=[Q, D], how="semi").with_columns(
                 pl.col(RANK).rank("ordinal").over([*keys, Q]).cast(pl.Int64)
             )
@@ -170,23 +171,24 @@ def subtopic_values(
             pl.col(RANK).rank("ordinal").over([*keys, Q, SUB]).cast(pl.Int64).alias(_HIT)
         ).join(nrel, on=[Q, SUB])
         num = hits.group_by([*keys, Q]).agg(
-            m.numerator(pl.col(RANK), pl.col(_HIT), pl.col(SUB), pl.col(_NREL)).alias("_num")
+            measures[i].numerator(pl.col(RANK), pl.col(_HIT), pl.col(SUB), pl.col(_NREL)).alias(f"_num{i}")
+            for i in members
         )
         part = table.join(num, on=[*keys, Q], how="left").join(n_sub, on=Q, how="left")
-        ideal = None
-        if m.ideal_steps is not None:
-            at = (level, m.alpha)
-            if at not in ideals:
-                ideals[at] = greedy_ideal(pairs, m.alpha, steps[at], doc_dtype)
-            gains = ideals[at]
-            sums = gains.group_by(Q).agg(m.ideal(pl.col(_STEP), pl.col(_GAIN)).alias("_ideal"))
+        for alpha in {measures[i].alpha for i in members if measures[i].ideal_steps is not None}:
+            gains = greedy_ideal(pairs, alpha, steps[level, alpha], doc_dtype)
+            sums = gains.group_by(Q).agg(
+                measures[i].ideal(pl.col(_STEP), pl.col(_GAIN)).alias(f"_ideal{i}") for i in members
+                if measures[i].ideal_steps is not None and measures[i].alpha == alpha
+            )
             part = part.join(sums.lazy(), on=Q, how="left")
-            ideal = pl.col("_ideal")
-        value = m.finish(pl.col("_num"), pl.col(_NSUB), ideal)
-        ok = pl.col("_num").is_not_null() & (pl.col(_NSUB) > 0).fill_null(False)
-        columns.append(part.select(
-            *keys, Q, pl.when(ok).then(value).otherwise(0.0).cast(pl.Float64).alias(f"_m{i}")
-        ))
+        values = []
+        for i in members:
+            m, num_i = measures[i], pl.col(f"_num{i}")
+            value = m.finish(num_i, pl.col(_NSUB), None if m.ideal_steps is None else pl.col(f"_ideal{i}"))
+            ok = num_i.is_not_null() & (pl.col(_NSUB) > 0).fill_null(False)
+            values.append(pl.when(ok).then(value).otherwise(0.0).cast(pl.Float64).alias(f"_m{i}"))
+        columns.append(part.select(*keys, Q, *values))
     out = table
     for part in columns:
         out = out.join(part, on=[*keys, Q], how="left", nulls_equal=True)
