@@ -74,7 +74,11 @@ def evaluate(
     qrels
         Judgments: a path (TREC qrels, Parquet, CSV/TSV...), a Polars/pandas/Arrow frame with
         ``query_id, doc_id, relevance`` (well-known names such as ``qid``, ``docno``, ``rel``
-        are recognised; others via ``qrels_columns``).
+        are recognised; others via ``qrels_columns``). For ndeval's intent-aware measures
+        (``alpha_nDCG@20``, ``ERR_IA@20``...), diversity qrels: one row per (query, subtopic,
+        doc) with a ``subtopic`` column (or ``iteration``, as ir_measures names the TREC qrels'
+        second field, which is read as the subtopic from a TREC file); the other measures then
+        read each document's largest grade over its subtopics.
     run
         A run (path or frame with ``query_id, doc_id, score``), or several: a list of sources or
         a dict ``{name: source}``; a frame with a ``run`` column holds several runs at once.
