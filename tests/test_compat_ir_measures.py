@@ -94,27 +94,17 @@ ALIASES = {
     "SetRelP": "SetP",
 }
 CWL = ["BPM", "INSQ", "INST", "NERR8", "NERR9", "NERR10", "NERR11", "SDCG"]
+NDEVAL = ["AP_IA", "ERR_IA", "MAP_IA", "P_IA", "StRecall", "alpha_DCG", "alpha_nDCG", "nERR_IA",
+          "NRBP", "nNRBP", "α_DCG", "α_nDCG"]
 #: Every other name in ir_measures' registry, and why it is not compared.
 NOT_COMPARED = {
     "RBP": "rankframe has it; ir_measures computes it with cwl_eval only, which is not installed",
     "Accuracy": "compared with ir_measures' accuracy provider in tests/test_compat_accuracy.py",
     "Compat": "compared with ir_measures' compat provider in tests/test_compat_accuracy.py",
     **dict.fromkeys(
-        [
-            "AP_IA",
-            "ERR_IA",
-            "MAP_IA",
-            "P_IA",
-            "StRecall",
-            "alpha_DCG",
-            "alpha_nDCG",
-            "nERR_IA",
-            "NRBP",
-            "nNRBP",
-            "α_DCG",
-            "α_nDCG",
-        ],
-        "diversity measures: rankframe lacks them (pyndeval provider, not installed)",
+        NDEVAL,
+        "ndeval's diversity measures: compared with pyndeval itself (tests/test_subtopics.py) and "
+        "with the values of ir_measures' own pyndeval tests (tests/test_peer_suite_ir_measures.py)",
     ),
     **dict.fromkeys(
         CWL,
@@ -142,7 +132,7 @@ def test_every_ir_measures_name_is_compared_or_explained() -> None:
     for alias, name in ALIASES.items():
         assert type(getattr(im, alias)) is type(getattr(im, name))
         assert str(getattr(compat, alias)) == str(getattr(im, alias)), alias
-    computed = {"RBP", "Accuracy", "Compat", *CWL}
+    computed = {"RBP", "Accuracy", "Compat", *CWL, *NDEVAL}
     missing = [name for name in NOT_COMPARED if name not in computed]
     for name in missing:
         with pytest.raises(rf.MeasureError):

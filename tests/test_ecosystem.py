@@ -154,8 +154,17 @@ def test_ir_measures_measure_objects_are_measures():
 
 
 def test_ir_measures_measure_without_equivalent_is_named():
-    with pytest.raises(rf.MeasureError, match=r"alpha_nDCG@10 has no rankframe equivalent"):
-        rf.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, [ir_measures.alpha_nDCG @ 10])
+    # every ir_measures 0.4 family has an equivalent now: a measure of a later ir_measures
+    unknown = type("_Later", (), {"__module__": "ir_measures.measures.later", "NAME": "Later",
+                                  "__str__": lambda self: "Later@10"})()
+    with pytest.raises(rf.MeasureError, match=r"Later@10 has no rankframe equivalent"):
+        rf.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, [unknown])
+
+
+def test_ir_measures_diversity_objects_are_measures():
+    # ndeval's families (ir_measures' pyndeval provider) are rankframe's; MAP_IA is AP_IA
+    got = rf.evaluate({"q": {"d": 1}}, {"q": {"d": 1.0}}, [ir_measures.alpha_nDCG @ 10, ir_measures.MAP_IA])
+    assert got["measure"].to_list() == ["alpha_nDCG@10", "AP_IA"]
 
 
 def test_dict_of_pytrec_eval_dicts_is_several_runs():

@@ -35,6 +35,7 @@ BOUNDED_0_1 = set(
     IntraListDiversity APLT Serendipity UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
     Accuracy Compat
+    NRBP AP_IA P_IA StRecall
     """.split()
 )
 #: Families whose per-query value is null where undefined (left out of the mean), and when.
@@ -68,6 +69,11 @@ NOT_BOUNDED_0_1 = {
     "KendallTauB": "a correlation in [-1, 1]",
     "Gamma": "a correlation in [-1, 1]",
     "SomersD": "a correlation in [-1, 1]",
+    "alpha_DCG": "ndeval leaves the gain at rank 1 unnormalised (up to the number of subtopics)",
+    "ERR_IA": "ndeval leaves the gain at rank 1 unnormalised (up to the number of subtopics)",
+    "alpha_nDCG": "over ndeval's greedy ideal, which a ranking may beat",
+    "nERR_IA": "over ndeval's greedy ideal, which a ranking may beat",
+    "nNRBP": "over ndeval's greedy ideal, which a ranking may beat",
 }
 SIGNED = {"Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
 NON_NEGATIVE = set(NOT_BOUNDED_0_1) - SIGNED

@@ -361,7 +361,8 @@ def test_warning_counts_missing_and_unjudged_queries(frames):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         rf.evaluate(qrels_df, extra, ["AP"], complete=True)
-    assert _messages(caught)[0].startswith(f"{len(queries)} judged queries are missing from the run (scored 0")
+    expected = f"{len(queries)} judged queries are missing from the run (scored 0"
+    assert _messages(caught)[0].startswith(expected)
     assert "No judged query has results" in _messages(caught)[0]
 
 

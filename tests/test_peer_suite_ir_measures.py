@@ -4,13 +4,11 @@ The suite is ``tests/data/peer_suites/ir_measures/tests/`` (terrierteam's ir_mea
 dc04a88f, 0.4.x, Apache-2.0; see that folder's README). Its ``import ir_measures`` resolves to
 the drop-in (:mod:`tests.peer_suites`): one pytest run, then one assertion per upstream test.
 
-Every test passes except:
-
-* those of ir_measures' private input converters (``ir_measures.util.QrelsConverter`` and
-  ``RunConverter``: its internals, not its API), which the drop-in does not imitate;
-* those that need what rankframe does not have yet: marked ``xfail(strict=True)``
-  with the family's name, so that each turns into a failure to fix (unmark it) the day the
-  family lands. A test bundling several measures is marked when any of them is missing.
+Every test passes except those of ir_measures' private input converters
+(``ir_measures.util.QrelsConverter`` and ``RunConverter``: its internals, not its API), which
+the drop-in does not imitate: marked ``xfail(strict=True)``, so that a change that makes one
+pass is noticed. A test of a measure family rankframe lacked was marked the same way, naming
+the family, until the family landed (Compat, Accuracy, ndeval's, cwl_eval's CwlMetric).
 """
 
 from __future__ import annotations
@@ -21,10 +19,6 @@ import pytest
 
 from tests.peer_suites import run_pytest
 
-#: Families rankframe lacks, by the ir_measures provider that computes them.
-PYNDEVAL = (
-    "rankframe lacks ndeval's diversity families (alpha_nDCG, ERR_IA, NRBP, nNRBP, AP_IA, P_IA, StRecall)"
-)
 CONVERTER = "ir_measures.util's private input converters are not part of the drop-in's API"
 
 #: Every test of the suite (node id) -> why it is expected to fail, or None (it passes).
@@ -41,8 +35,8 @@ TESTS: dict[str, str | None] = {
     # it expects cwl_eval's P@5 as a CwlMetric with its C/W/L expectations (and its arithmetic:
     # 0.6000000000000001)
     "tests.test_providers.TestPytrecEval::test_empty": None,
-    "tests.test_pyndeval.TestPynedvalEval::test_ERR_IA": PYNDEVAL,
-    "tests.test_pyndeval.TestPynedvalEval::test_measures": PYNDEVAL,
+    "tests.test_pyndeval.TestPynedvalEval::test_ERR_IA": None,
+    "tests.test_pyndeval.TestPynedvalEval::test_measures": None,
     **{
         f"tests.test_pytrec_eval.TestPytrecEval::test_{name}": None
         for name in (

@@ -19,12 +19,14 @@ from rankframe._engine.options import (
 )
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
+from rankframe._engine.subtopics_plan import evaluate_subtopics, is_subtopic
 from rankframe._errors import warn
 from rankframe._io import trec_text
 from rankframe._io.atomic import atomic_path, check_destination
 from rankframe._io.ecosystem import resolve, resolve_runs
 from rankframe._io.sides import read_sides
 from rankframe._io.storage import require_local_files, with_storage
+from rankframe._measures._names import parse_measures
 
 if TYPE_CHECKING:
     from rankframe._io.columns import Source
@@ -72,7 +74,11 @@ def evaluate(
     qrels
         Judgments: a path (TREC qrels, Parquet, CSV/TSV...), a Polars/pandas/Arrow frame with
         ``query_id, doc_id, relevance`` (well-known names such as ``qid``, ``docno``, ``rel``
-        are recognised; others via ``qrels_columns``).
+        are recognised; others via ``qrels_columns``). For ndeval's intent-aware measures
+        (``alpha_nDCG@20``, ``ERR_IA@20``...), diversity qrels: one row per (query, subtopic,
+        doc) with a ``subtopic`` column (or ``iteration``, as ir_measures names the TREC qrels'
+        second field, which is read as the subtopic from a TREC file); the other measures then
+        read each document's largest grade over its subtopics.
     run
         A run (path or frame with ``query_id, doc_id, score``), or several: a list of sources or
         a dict ``{name: source}``; a frame with a ``run`` column holds several runs at once.
@@ -257,6 +263,18 @@ def evaluate(
     # the IR ecosystem's objects (pytrec_eval dicts, ir_measures records, ranx, Arrow streams)
     # read once, as frames that each pass of the plan can scan again
     qrels, run, judged = resolve(qrels, "qrels"), resolve_runs(run), resolve(judged, "judged")
+    parsed = parse_measures(measures)
+    if any(is_subtopic(m) for m in parsed):  # ndeval's measures, over qrels with subtopics
+        done = evaluate_subtopics(
+            qrels, run, parsed, evaluate, judged=judged, per_query=per_query, by=by,
+            complete=complete, depth=depth, relevance_level=relevance_level, ties=ties,
+            score_dtype=score_dtype, judged_only=judged_only, target=target, prefs=prefs,
+            output=output, qrels_columns=qrels_columns, run_columns=run_columns, engine=engine,
+            interactions=interactions, items=items, reference=reference,
+            empty_queries=empty_queries, aggregate=aggregate, dedupe=dedupe,
+        )
+        if done is not None:
+            return done
     if engine != "polars":
         return _other_engine(
             engine, qrels, run, measures, judged=judged, per_query=per_query, by=by, complete=complete,

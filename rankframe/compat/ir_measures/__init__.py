@@ -53,16 +53,16 @@ Where the values differ, on purpose:
   relevant document scores <= 0 or relevant documents of one grade tie. Accuracy with
   ``rel <= 0`` never counts an unjudged document relevant (ir_measures reads it as grade 0);
   where every retrieved document is relevant it scores 1 (ir_measures divides by zero).
-* Measures that only ir_measures' optional providers compute (``alpha_nDCG``, ``ERR_IA``...)
-  exist as names;
-  computing one raises :class:`rankframe.MeasureError` naming the family rankframe lacks.
-  rankframe's other measures (``GMAP``, ``RBP``, ``DCG``...) are accepted too.
+* rankframe's other measures (``GMAP``, ``RBP``, ``DCG``...) are accepted too.
   ``parse_measure`` raises ``MeasureError`` (a ``ValueError``) for an unknown name, where
   ir_measures raises ``NameError``.
 * cwl_eval's provider reports ``CwlMetric`` records as ir_measures does, every field computed
   by rankframe's C/W/L family (its ``expect`` parameter; ``P``, ``RR``, ``AP``, ``RBP`` in
   cwl_eval's C/W/L forms), with ties in the run's order; its sums may differ from numpy's in
   the last bits (within 1e-14).
+* ndeval's diversity measures (``alpha_nDCG``, ``ERR_IA``, ``NRBP``...: the pyndeval provider)
+  are rankframe's, with pyndeval's numbers but one: a query without a relevant subtopic has
+  ``nNRBP`` 0 here, NaN (0/0) in pyndeval.
 * ir_measures' private input converters (``ir_measures.util.QrelsConverter``...) are not
   imitated.
 

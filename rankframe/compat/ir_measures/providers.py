@@ -19,7 +19,8 @@ trectools  P, RR, Rprec, AP, nDCG, Bpref at rel=1; RBP              float64, tre
 cwl_eval   P, RR, AP, RBP(rel=) in cwl_eval's C/W/L forms; BPM,     float64, ties in the run's order;
            INST, INSQ, NERR8-11, SDCG (rankframe's C/W/L family)    ``CwlMetric`` records
 compat     Compat                                                   float64, ties to the earlier doc id
-pyndeval   alpha_nDCG, ERR_IA, NRBP, ... (not in rankframe)
+pyndeval   alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP,     ties to the earlier doc id
+           AP_IA, P_IA, StRecall (qrels with subtopics)             (ndeval's greedy ideal)
 accuracy   Accuracy                                                 float64, ties in the run's order
 runtime    measures of ``define`` / ``define_byquery``              the user's function, on pandas
 ========== ======================================================== ==================================
@@ -39,7 +40,7 @@ from typing import Any
 from rankframe._measures.cwl import CWL_FORMS, EXPECTATIONS
 from rankframe.compat.ir_measures._pipeline import Convention, Evaluator, Provider
 from rankframe.compat.ir_measures._runtime import RuntimeMeasure, SelfComputing
-from rankframe.compat.ir_measures.measures import UNSUPPORTED, Unsupported, as_rankframe
+from rankframe.compat.ir_measures.measures import Unsupported, as_rankframe
 
 __all__ = [
     "AccuracyProvider",
@@ -167,10 +168,6 @@ def _cwl_details(measure: Any) -> tuple[Any, ...]:
     return tuple(form.replace(expect=e) for e in EXPECTATIONS[1:])
 
 
-def _missing(m: Any, provider: str) -> bool:
-    return isinstance(m, Unsupported) and UNSUPPORTED[m.NAME] == provider
-
-
 def _exp_log2(measure: Any) -> Any:
     """gdeval's nDCG is always the exponential-gain one (``2^rel - 1``)."""
     return measure(dcg="exp-log2") if measure.NAME == "nDCG" else measure
@@ -233,8 +230,12 @@ CwlEvalProvider = _provider_class(
     "CwlEvalProvider", "cwl_eval", _cwl_eval, IN_RUN_ORDER, computes=_cwl_form, details=_cwl_details
 )
 CompatProvider = _provider_class("CompatProvider", "compat", lambda m: _is(m, "Compat"), SORTED_BY_DOC)
+#: ndeval's intent-aware measures (rankframe._measures.subtopics), pyndeval's alone.
+NDEVAL_FAMILIES = (
+    "alpha_DCG", "alpha_nDCG", "ERR_IA", "nERR_IA", "NRBP", "nNRBP", "AP_IA", "P_IA", "StRecall",
+)
 PyNdEvalProvider = _provider_class(
-    "PyNdEvalProvider", "pyndeval", lambda m: _missing(m, "pyndeval"), RANKFRAME
+    "PyNdEvalProvider", "pyndeval", lambda m: any(_is(m, n) for n in NDEVAL_FAMILIES), SORTED_BY_DOC
 )
 AccuracyProvider = _provider_class(
     "AccuracyProvider", "accuracy", lambda m: _is(m, "Accuracy"), IN_RUN_ORDER

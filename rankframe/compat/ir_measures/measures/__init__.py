@@ -223,6 +223,7 @@ globals().update(_OBJECTS)
 # ir_measures' aliases and names for parameter settings
 MAP, MRR, NDCG, Precision, Recall = AP, RR, nDCG, P, R  # type: ignore[name-defined] # noqa: F821
 RPrec, BPref = Rprec, Bpref  # type: ignore[name-defined] # noqa: F821
+MAP_IA = AP_IA  # type: ignore[name-defined] # noqa: F821
 SetRelP = as_compat(REGISTRY["SetP"](relative=True))
 NumRelRet = as_compat(REGISTRY["NumRet"](rel=1))
 ALIASES = {
@@ -233,26 +234,11 @@ ALIASES = {
     "Recall": "R",
     "RPrec": "Rprec",
     "BPref": "Bpref",
+    "MAP_IA": "AP_IA",
 }
 
 #: ir_measures' families rankframe lacks, with the provider that computes each.
-UNSUPPORTED = {
-    **dict.fromkeys(
-        [
-            "alpha_nDCG",
-            "alpha_DCG",
-            "ERR_IA",
-            "nERR_IA",
-            "NRBP",
-            "nNRBP",
-            "AP_IA",
-            "MAP_IA",
-            "P_IA",
-            "StRecall",
-        ],
-        "pyndeval",
-    ),
-}
+UNSUPPORTED: dict[str, str] = {}
 globals().update({name: Unsupported(name, provider) for name, provider in UNSUPPORTED.items()})
 #: ir_measures' Greek spellings of the alpha families.
 GREEK = {"\u03b1_nDCG": "alpha_nDCG", "\u03b1_DCG": "alpha_DCG"}
