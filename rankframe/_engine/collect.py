@@ -117,7 +117,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
     try:
         try:
             with heartbeat(progress):
-                raw = plan.collect()
+                raw = plan.collect(engine=prep.engine)
         except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
             # Polars 2.1's streaming group_by panics on some list expressions over zero rows
             # (e.g. a judged-only evaluation whose judgments are all filtered out); the

@@ -13,10 +13,7 @@ from rankframe._engine import memory
 from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.memory_guard import check_text, converts_memory_error
-from rankframe._engine.options import (
-    Prepared,
-    Q,
-)
+from rankframe._engine.options import SMALL_ROWS, Prepared, Q
 from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 from rankframe._errors import warn
@@ -294,6 +291,8 @@ def evaluate(
     partitions, note = _memory_plan(
         prep, partitions, None if read is None else list(read.values()), inputs if in_memory else None
     )
+    if in_memory and partitions is None and sum(f.height for f in inputs) <= SMALL_ROWS:
+        prep.engine = "in-memory"  # small frames: the engine with the lower fixed cost
     if progress and note:
         print(note, file=sys.stderr, flush=True)
     if read is not None and partitions is None:
