@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 import rankframe as rf
+from rankframe._engine.evaluate import per_query_frame
 from rankframe._errors import RankframeWarning
 from rankframe._io.columns import D, Q
 
@@ -59,10 +60,10 @@ def per_query_wide(
 ) -> pl.DataFrame:
     """Evaluate ``measures`` on the judged ``queries``: ``query_id`` and one column per measure.
 
-    One :func:`rankframe.evaluate` call (one plan). Rows follow the order of ``queries``;
-    columns are named by ``repr(measure)``. ``doc_ascending`` breaks score ties by doc id
-    ascending instead of trec_eval's descending (ir_measures' msmarco and judged providers):
-    the run, sorted by doc id, is ranked with ``ties="input"``.
+    One :func:`rankframe.evaluate` plan, read wide (:func:`per_query_frame`). Rows follow the
+    order of ``queries``; columns are named by ``repr(measure)``. ``doc_ascending`` breaks
+    score ties by doc id ascending instead of trec_eval's descending (ir_measures' msmarco and
+    judged providers): the run, sorted by doc id, is ranked with ``ties="input"``.
 
     Examples
     --------
@@ -89,13 +90,8 @@ def per_query_wide(
     with warnings.catch_warnings():
         # pytrec_eval and ir_measures say nothing about queries missing on either side
         warnings.simplefilter("ignore", RankframeWarning)
-        long = rf.evaluate(
-            judged, run, measures, per_query=True, complete=True, relevance_level=relevance_level,
+        wide = per_query_frame(
+            judged, run, measures, complete=True, relevance_level=relevance_level,
             judged_only=judged_only, score_dtype=score_dtype, ties=ties,
         )
-    wide = long.pivot(on="measure", index=Q, values="value")
-    return (
-        wide.join(order, on=Q, how="left")
-        .sort(ORDER)
-        .select(Q, *[pl.col(n) if n in wide.columns else pl.lit(None, pl.Float64).alias(n) for n in names])
-    )
+    return wide.join(order, on=Q, how="left").sort(ORDER).select(Q, *names)
