@@ -76,12 +76,13 @@ def per_query_wide(
     """
     measures = list(dict.fromkeys(measures))
     names = [repr(m) for m in measures]
+    # (the small frames' steps as lazy queries, one collect each: every eager step collects)
     order = (
-        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame()
+        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame().lazy()
         .unique(Q, keep="first", maintain_order=True)
         .with_row_index(ORDER)
-    )
-    judged = qrels.join(order.select(Q), on=Q, how="semi")
+    ).collect(engine="in-memory")
+    judged = qrels.lazy().join(order.lazy().select(Q), on=Q, how="semi").collect(engine="in-memory")
     if judged.is_empty():
         return pl.DataFrame(schema={Q: qrels.schema[Q], **dict.fromkeys(names, pl.Float64)})
     ties = "trec_eval"
@@ -94,4 +95,5 @@ def per_query_wide(
             judged, run, measures, complete=True, relevance_level=relevance_level,
             judged_only=judged_only, score_dtype=score_dtype, ties=ties,
         )
-    return wide.join(order, on=Q, how="left").sort(ORDER).select(Q, *names)
+    ordered = wide.lazy().join(order.lazy(), on=Q, how="left").sort(ORDER).select(Q, *names)
+    return ordered.collect(engine="in-memory")
