@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 import polars as pl
 
@@ -292,8 +292,8 @@ def evaluate(
     partitions, note = _memory_plan(
         prep, partitions, None if read is None else list(read.values()), inputs if in_memory else None
     )
-    if in_memory and partitions is None and sum(f.height for f in inputs) <= SMALL_ROWS:
-        prep.engine = "in-memory"  # small frames: the engine with the lower fixed cost
+    if in_memory and partitions is None:
+        prep.engine = _engine(prep, inputs)
     if progress and note:
         print(note, file=sys.stderr, flush=True)
     if read is not None and partitions is None:
@@ -342,6 +342,20 @@ def evaluate(
     return _long(aggregated, prep.measures, prep.keys)
 
 
+def _engine(prep: Prepared, frames: list[pl.DataFrame]) -> Literal["auto", "in-memory"]:
+    """The Polars engine for one plan over ``frames`` in memory (:attr:`Prepared.engine`).
+
+    The in-memory engine for small frames (:data:`SMALL_ROWS`) whose measures are never negative
+    (:meth:`Measure.bounds`): it skips a ``+ 0.0`` that the streaming engine computes, so a
+    negative value divided by an infinite denominator (a gain map's nDCG where the ideal DCG is
+    0) stays ``-0.0`` there; a measure bounded below by 0 has no negative value to keep.
+    """
+    if sum(f.height for f in frames) > SMALL_ROWS:
+        return "auto"
+    bounded = all((b := m.bounds()) is not None and b[0] >= 0.0 for m in prep.measures)
+    return "in-memory" if bounded else "auto"
+
+
 @converts_memory_error
 def per_query_frame(
     qrels: pl.DataFrame, run: pl.DataFrame, measures: list[Measure], **options: Any
@@ -359,8 +373,7 @@ def per_query_frame(
     partitions, _ = _memory_plan(prep, "auto", None, [qrels, run])
     names = [repr(m) for m in prep.measures]
     if partitions is None:
-        if qrels.height + run.height <= SMALL_ROWS:
-            prep.engine = "in-memory"
+        prep.engine = _engine(prep, [qrels, run])
         wide = per_query_wide(prep, warn=False, validate=True)
     else:  # query partitions: evaluate's own path, then its long layout back to wide
         long = evaluate(qrels, run, prep.measures, per_query=True, **options)
