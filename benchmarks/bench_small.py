@@ -8,11 +8,12 @@ over ``--rounds``, each path interleaved with its baseline in one run:
 2. ``evaluate``: ``rf.evaluate`` of nDCG@10, AP, RR, P@10 and R@100 on the sample's frames
    already in memory, against a minimal Polars plan on the same frames (rank within each
    query by score descending, join the qrels, group by query with two sums); target 2.5x.
-   ``plan``: the lazy plan ``rf.evaluate`` builds for them, collected alone: the floor of the
-   same plan (what the call costs beyond Polars running it is the difference).
+   ``plan``: the lazy plan ``rf.evaluate`` builds for them, collected alone (on the engine
+   ``rf.evaluate`` picks): the floor of the same plan (what the call costs beyond Polars
+   running it is the difference).
 3. ``drop-in``: the pytrec_eval drop-in's per-query call ``evaluator.evaluate({q: run[q]})``
    (the same five measures in trec_eval's names) against the minimal plan on one query's frames;
-   target 2.5x.
+   target 2.5x. ``plan one``: the plan that call builds, collected alone (its floor).
 
 ``--src DIR`` measures the rankframe under ``DIR`` (a checkout; default this one), so that an
 older commit (``git archive``) is measured the same way. ``--results`` appends the table to
@@ -41,7 +42,9 @@ QRELS = ROOT / "data" / "qrels.dl19-passage.txt"
 RUN = ROOT / "data" / "run.dl19.bm25.txt"
 MEASURES = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
 TREC_MEASURES = {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"}
-TARGETS = {"cli": 2.0, "evaluate": 2.5, "plan": None, "drop-in": 2.5}
+#: The engine each captured plan was collected with (as the call collects it).
+ENGINES: dict[str, str] = {}
+TARGETS = {"cli": 2.0, "evaluate": 2.5, "plan": None, "drop-in": 2.5, "plan one": None}
 
 
 def _child_seconds(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
@@ -104,24 +107,31 @@ def minimal_plan(qrels, run):
     )
 
 
-def evaluate_plan(qrels, run):
-    """The lazy plan that ``rf.evaluate`` collects for these inputs (the floor of the same plan)."""
-    import rankframe as rf
+def captured_plan(call):
+    """The lazy plan that ``call()`` (an evaluation) collects, and the engine it collects it with.
+
+    The floor of the same plan: what the call costs beyond Polars running it is the difference.
+    """
     from rankframe._engine import collect
 
-    plans = []
-    build = collect.per_query_plan
+    plans, engines = [], []
+    build, raw_wide = collect.per_query_plan, collect._raw_wide
 
     def keep(*args, **kwargs):
         plans.append(build(*args, **kwargs))
         return plans[-1]
 
-    collect.per_query_plan = keep
+    def engine(prep, *args, **kwargs):
+        engines.append(getattr(prep, "engine", "auto"))  # (older checkouts: Polars' default)
+        return raw_wide(prep, *args, **kwargs)
+
+    collect.per_query_plan, collect._raw_wide = keep, engine
     try:
-        rf.evaluate(qrels, run, MEASURES)
+        call()
     finally:
-        collect.per_query_plan = build
-    return plans[0]
+        collect.per_query_plan, collect._raw_wide = build, raw_wide
+    plan, chosen = plans[0], engines[0]
+    return lambda: plan.collect(engine=chosen), chosen
 
 
 def bench_in_process(rounds: int, calls: int) -> dict[str, tuple[float, float]]:
@@ -144,14 +154,16 @@ def bench_in_process(rounds: int, calls: int) -> dict[str, tuple[float, float]]:
     evaluator = pytrec_eval.RelevanceEvaluator(qrels_dict, TREC_MEASURES)
     cycle = iter(queries * (rounds * calls + 10))
 
-    plan = evaluate_plan(qrels, run)
+    plan, ENGINES["plan"] = captured_plan(lambda: rf.evaluate(qrels, run, MEASURES))
+    plan_one, ENGINES["plan one"] = captured_plan(lambda: evaluator.evaluate({one: run_dict[one]}))
     paths = {
         "evaluate": (lambda: rf.evaluate(qrels, run, MEASURES), lambda: minimal_plan(qrels, run)),
-        "plan": (plan.collect, lambda: minimal_plan(qrels, run)),
+        "plan": (plan, lambda: minimal_plan(qrels, run)),
         "drop-in": (
             lambda: evaluator.evaluate({(q := next(cycle)): run_dict[q]}),
             lambda: minimal_plan(qrels_one, run_one),
         ),
+        "plan one": (plan_one, lambda: minimal_plan(qrels_one, run_one)),
     }
     out = {}
     for name, (ours_fn, base_fn) in paths.items():
@@ -180,12 +192,14 @@ def main() -> None:
         "evaluate": "minimal plan, 43 queries",
         "plan": "minimal plan, 43 queries",
         "drop-in": "minimal plan, one query",
+        "plan one": "minimal plan, one query",
     }
     ours = {
         "cli": "rankframe trec_eval -m all_trec",
         "evaluate": "rf.evaluate, 5 measures",
         "plan": "its plan alone (collect)",
         "drop-in": "pytrec_eval drop-in, one query",
+        "plan one": "its plan alone (collect)",
     }
     import polars as pl
 
@@ -204,8 +218,11 @@ def main() -> None:
         "|---|---:|---:|---|---:|---:|---:|---:|---:|",
     ]
     for key, ((mine, mine_cpu), (base, base_cpu)) in rows.items():
+        label = ours[key]
+        if key in ENGINES:
+            label = label.replace("(collect)", f"(collect, {ENGINES[key]})")
         lines.append(
-            f"| {ours[key]} | {mine * 1e3:.2f} | {mine_cpu * 1e3:.2f} | {baselines[key]} | "
+            f"| {label} | {mine * 1e3:.2f} | {mine_cpu * 1e3:.2f} | {baselines[key]} | "
             f"{base * 1e3:.2f} | {base_cpu * 1e3:.2f} | {mine / base:.2f}x | "
             f"{mine_cpu / max(base_cpu, 1e-9):.2f}x | {TARGETS[key] or 'floor'}{'x' * bool(TARGETS[key])} |"
         )

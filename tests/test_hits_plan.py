@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 import rankframe as rf
 from rankframe._engine import plan as _plan
 from rankframe._engine.collect import per_query_wide
+from rankframe._engine.evaluate import _engine
 from rankframe._engine.hits import hits_level
 from rankframe._engine.options import Options
 from rankframe._engine.prepare import _qrels_keys, prepare
@@ -330,3 +331,32 @@ def test_rbp_rescaled_gain_is_a_true_division_in_both_plans() -> None:
         with plan():
             got = rf.evaluate(qrels, run, measures, per_query=True)["value"].to_list()
         assert got == [want, want], plan
+
+
+def test_small_frames_take_the_in_memory_engine_with_the_same_bits() -> None:
+    # frames in memory (at most SMALL_ROWS rows) whose measures are never negative are
+    # collected on Polars' in-memory engine (a lower fixed cost); the same files are read lazily
+    # and collected on the default (streaming) engine: every value the same, bit for bit
+    qrels_path, run_path = DATA / "qrels.dl19-passage.txt", DATA / "run.dl19.bm25.txt"
+    qrels, run = rf.read_qrels(qrels_path).collect(), rf.read_run(run_path).collect()
+    five = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
+    assert _engine(prepare(qrels, run, five, validate=False), [qrels, run]) == "in-memory"
+    got = rf.evaluate(qrels, run, five, per_query=True)
+    want = rf.evaluate(qrels_path, run_path, five, per_query=True)
+    assert got.drop("value").equals(want.drop("value"))
+    assert (got["value"].reinterpret(signed=True) == want["value"].reinterpret(signed=True)).all()
+    with mock.patch("rankframe._engine.evaluate.SMALL_ROWS", qrels.height):
+        assert _engine(prepare(qrels, run, five, validate=False), [qrels, run]) == "auto"
+
+
+def test_a_gain_map_keeps_the_streaming_engine_and_its_positive_zero() -> None:
+    # q1's judgments all gain -1: DCG < 0 over an ideal DCG of 0 is 0.0; the in-memory engine
+    # skips the "+ 0.0" that turns the -0.0 of the division into 0.0, so a measure that may be
+    # negative (no lower bound of 0) keeps the default engine
+    qrels = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "relevance": [1, 1, 2]})
+    run = pl.DataFrame({"query_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [2.0, 1.0, 1.0]})
+    measures = ["nDCG(gains={1: -1})", "nDCG(gains={1: -1})@30", "nDCG(gains={0: 1, 1: -1})"]
+    assert _engine(prepare(qrels, run, measures, validate=False), [qrels, run]) == "auto"
+    values = rf.evaluate(qrels, run, measures, per_query=True).filter(pl.col("query_id") == "q1")
+    assert values["value"].to_list() == [0.0, 0.0, 0.0]
+    assert not np.signbit(values["value"].to_numpy()).any()

@@ -43,8 +43,9 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
     run_only = wide.get_column(Q).filter(~wide.get_column(HAS_QRELS)).n_unique()
     if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
         # The full join (or complete=True) kept the judged queries that no run row matched.
-        missing = wide.filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
-        return missing, run_only
+        # (Small frames' eager steps in one lazy query each: every eager step is one collect.)
+        missing = wide.lazy().filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
+        return missing.collect(engine="in-memory"), run_only
     judged = prep.qrels.select(*qrels_keys, Q).unique()
     present = wide.filter(pl.col(HAS_RUN)).select(*keys, Q)
     missing = missing_pairs(wide.select(*keys).unique(), judged, present, keys, qrels_keys)
@@ -117,7 +118,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
     try:
         try:
             with heartbeat(progress):
-                raw = plan.collect()
+                raw = plan.collect(engine=prep.engine)
         except pl.exceptions.PanicException:  # pragma: no cover - depends on the Polars version
             # Polars 2.1's streaming group_by panics on some list expressions over zero rows
             # (e.g. a judged-only evaluation whose judgments are all filtered out); the
@@ -141,15 +142,16 @@ def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
     level are left out.
     """
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
-    out = raw.filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET)
+    out = raw.lazy().filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET)
     if prep.opts.empty_queries == "skip":
         qrels_keys = _qrels_keys(prep)
         relevant = (
             prep.qrels.filter(pl.col(REL) >= prep.opts.relevance_level)
             .select(*qrels_keys, Q).unique().collect()
         )
-        out = out.join(relevant, on=[*qrels_keys, Q], how="semi", nulls_equal=True)
-    return out.sort([*prep.keys, Q], nulls_last=True)
+        out = out.join(relevant.lazy(), on=[*qrels_keys, Q], how="semi", nulls_equal=True)
+    # one collect for the steps on the small per-query frame (eager steps collect one by one)
+    return out.sort([*prep.keys, Q], nulls_last=True).collect(engine="in-memory")
 
 
 def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
@@ -311,12 +313,12 @@ def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.D
         if m.DTYPE == pl.Float64 and not (per_query and m.KIND == "population")
     ]
     order = {n: i for i, n in enumerate(names)}
-    long = wide.select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
+    long = wide.lazy().select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
         index=index, on=names, variable_name="measure", value_name="value"
     )
     if index:  # (without one, the rows of the single row's measures are in order already)
         long = long.with_columns(pl.col("measure").replace_strict(order).alias("_m"))
         long = long.sort([*index, "_m"], nulls_last=True).drop("_m")
-    if long.schema["value"] == pl.Float64:
-        return long
-    return long.with_columns(pl.col("value").cast(pl.Float64))  # (Null when no measure is left)
+    if long.collect_schema()["value"] != pl.Float64:
+        long = long.with_columns(pl.col("value").cast(pl.Float64))  # (Null when no measure is left)
+    return long.collect(engine="in-memory")  # (one collect: eager steps collect one by one)

@@ -128,13 +128,15 @@ def hits_plan(
         how="diagonal",
     )
 
-    exprs, post, stats, lists, partials, derived = _aggregations(
+    exprs, post, stats, lists, partials, derived, row_columns, judgment_rows = _aggregations(
         tuple(measures), opts.relevance_level, level
     )
 
     present = "_judged"
     qkey = [*qrels_keys, Q]
-    per_query = _judgment_side(qrels, judged, {**stats, **lists}, qrels_keys, present, checks=checks)
+    per_query = _judgment_side(
+        qrels, judged, {**stats, **lists}, qrels_keys, present, judgment_rows, checks=checks
+    )
     if cache is not None:
         key = (level, tuple(stats), tuple(lists), checks, tuple(qrels_keys))
         if key not in cache:
@@ -172,6 +174,8 @@ def hits_plan(
         flagged = per_query.filter(pl.col(BAD_QRELS) | pl.col("_qrels_dup"))
         frame = pl.concat([frame, flagged], how="diagonal_relaxed")
     frame = frame.with_columns(filled)
+    if row_columns:  # the measures' row-level values, once per row (Ctx.row_column)
+        frame = frame.with_columns(e.alias(n) for n, e in row_columns.items())
 
     out = frame.group_by(group).agg(
         pl.col(RANK).is_not_null().any().alias(HAS_RUN),
@@ -199,29 +203,32 @@ def hits_plan(
 @functools.lru_cache(maxsize=64)
 def _aggregations(measures: tuple[Measure, ...], relevance_level: int, level: int) -> tuple[
     list[pl.Expr], list[pl.Expr], dict[str, pl.Expr], dict[str, pl.Expr], dict[str, pl.Expr],
-    dict[str, pl.Expr],
+    dict[str, pl.Expr], dict[str, pl.Expr], dict[str, pl.Expr],
 ]:
     """The measures' expressions in the hits plan, built once per measures and levels.
 
     The group_by's, those combined after it, and the statistics, lists, partials and derived
-    values they share (:class:`Ctx`). Expressions are immutable: a small evaluation repeated (a
-    training loop's validation) does not pay for building them again. Callers do not mutate
-    the lists and dicts.
+    values they share, and the row-level columns of the rows and of the judgments
+    (:class:`Ctx`). Expressions are immutable: a small evaluation repeated (a training loop's
+    validation) does not pay for building them again. Callers do not mutate the lists and dicts.
     """
     stats: dict[str, pl.Expr] = {}
     lists: dict[str, pl.Expr] = {}
     partials: dict[str, pl.Expr] = {}
     derived: dict[str, pl.Expr] = {}
+    rows: dict[str, pl.Expr] = {}
+    judgment_rows: dict[str, pl.Expr] = {}
     ctx = Ctx(
         rank=pl.col(RANK), rel=pl.col(REL), relevance_level=relevance_level,
         partials=partials, derived_columns=derived, judgment_stats=stats,
         judgment_lists=lists, n_ret=pl.col(N_RET).max(), few_rows=level >= 1,
+        row_columns=rows, judgment_rows=judgment_rows,
     )
     exprs, post = [], []
     for m in measures:
         e = m.aggregation(ctx)
         (post if _uses_partials(e) else exprs).append(e)
-    return exprs, post, stats, lists, partials, derived
+    return exprs, post, stats, lists, partials, derived, rows, judgment_rows
 
 
 def _judgment_side(
@@ -230,12 +237,14 @@ def _judgment_side(
     stats: dict[str, pl.Expr],
     qrels_keys: list[str],
     present: str,
+    rows: dict[str, pl.Expr],
     *,
     checks: bool,
 ) -> pl.LazyFrame:
     """Per (qrels keys, query): ``present``, the judgment statistics ``stats`` and the checks.
 
-    ``judged``: the judgments the measures read (grade >= their level).
+    ``judged``: the judgments the measures read (grade >= their level); ``rows``: the
+    statistics' row-level columns (:meth:`Ctx.row_column`), computed on them first.
     """
     qkey = [*qrels_keys, Q]
     per_query = qrels.group_by(qkey).agg(
@@ -249,9 +258,11 @@ def _judgment_side(
         # the statistics are sums over the judgments the measures read (grade >= level): a
         # group_by over those only; ideal positions by a window (ranking inside is ~3x slower)
         counted = judged
-        if any(GRADE_POSITION in e.meta.root_names() for e in stats.values()):
+        if any(GRADE_POSITION in e.meta.root_names() for e in [*stats.values(), *rows.values()]):
             by_grade = pl.col(REL).rank("ordinal", descending=True).over(qkey)
             counted = counted.with_columns(by_grade.alias(GRADE_POSITION))
+        if rows:
+            counted = counted.with_columns(e.alias(n) for n, e in rows.items())
         per_query = per_query.join(
             counted.group_by(qkey).agg(e.alias(n) for n, e in stats.items()),
             on=qkey, how="left", nulls_equal=True,

@@ -187,9 +187,19 @@ def _read(path: str) -> str | None:
         return None
 
 
-def _fields(text: str | None, unit: int = 1) -> dict[str, int]:
-    """``name value`` (``memory.stat``) or ``Name:  value kB`` (``/proc``) lines as a dict."""
+def _fields(text: str | None, unit: int = 1, names: tuple[str, ...] | None = None) -> dict[str, int]:
+    """``name value`` (``memory.stat``) or ``Name:  value kB`` (``/proc``) lines as a dict.
+
+    ``names``: only those fields, found directly (``/proc/self/status`` and ``/proc/meminfo``
+    hold ~50 lines each: parsing them all took ~0.4 ms of a small evaluation).
+    """
     out: dict[str, int] = {}
+    if names is not None:
+        for name in names:
+            found = re.search(rf"^{re.escape(name)}:?[ \t]+(\d+)\b", text or "", re.MULTILINE)
+            if found is not None:
+                out[name] = int(found.group(1)) * unit
+        return out
     for line in (text or "").splitlines():
         parts = line.replace(":", " ").split()
         if len(parts) >= 2 and parts[1].isdigit():
@@ -273,7 +283,7 @@ def available() -> Budget:
     """The memory this process may still use: resident and address-space budgets (see module)."""
     resident: list[tuple[int, str]] = []
     address: list[tuple[int, str]] = []
-    status = _fields(_read("/proc/self/status"), 1024)
+    status = _fields(_read("/proc/self/status"), 1024, ("VmRSS", "VmSize", "VmData"))
     rss = status.get("VmRSS", 0)
     given = user_limit()
     if given is not None:
@@ -281,7 +291,7 @@ def available() -> Budget:
     room = cgroup_headroom()
     if room is not None:
         resident.append((room, "cgroup memory limit"))
-    meminfo = _fields(_read("/proc/meminfo"), 1024)
+    meminfo = _fields(_read("/proc/meminfo"), 1024, ("MemAvailable",))
     if "MemAvailable" in meminfo:
         resident.append((meminfo["MemAvailable"], "MemAvailable"))
     else:

@@ -153,3 +153,15 @@ class Prepared:
     sides: Sides | None = None
     #: The side inputs' constants (catalogue size, users...), computed once in ``prepare``.
     constants: PopulationCtx | None = None
+    #: The Polars engine the per-query plan is collected with: ``"auto"`` (Polars' default,
+    #: streaming), or ``"in-memory"`` for small frames already in memory (:data:`SMALL_ROWS`)
+    #: whose measures are never negative.
+    engine: Literal["auto", "in-memory"] = "auto"
+
+
+#: Input rows (run and judgments, frames in memory) up to which the plan runs on Polars'
+#: in-memory engine when its measures are never negative (``evaluate._engine``): its fixed
+#: cost per node is lower than the streaming engine's, which wins past ~100k rows (2-core
+#: machine, five measures: 10k rows 25 vs 33-53 ms, 100k rows even, 1M rows 0.89-0.95 vs
+#: 0.76-0.81 s; benchmarks/RESULTS.md, issue 41). Same values, bit for bit.
+SMALL_ROWS = 100_000

@@ -93,6 +93,11 @@ class Ctx:
     #: aggregation each reference to the rank ranks the group again (a struct rank is ~7 times
     #: a ``sort_by``), and nDCG@10 read it 11 times.
     order: tuple[pl.Expr, ...] | None = None
+    #: Row-level values that the planner computes as columns before the group_by (the
+    #: hits-only plan; see :meth:`row_column`); ``None``: each stays inside the aggregation.
+    row_columns: dict[str, pl.Expr] | None = field(default=None, compare=False)
+    #: :attr:`row_columns` of the judgments' side (the context of :meth:`judgments`).
+    judgment_rows: dict[str, pl.Expr] | None = field(default=None, compare=False)
 
     def side(self, name: str) -> pl.Expr:
         """A column (or constant) of the side inputs, inside a query group of the side plan.
@@ -163,6 +168,19 @@ class Ctx:
             return value
         return _shared(self.derived_columns, f"_part{self.variant}_derived_{name}", value)
 
+    def row_column(self, name: str, value: pl.Expr) -> pl.Expr:
+        """Return a row-level value that the planner computes once, as a column, before the group_by.
+
+        Inside an aggregation Polars evaluates each copy of an expression: a value that several
+        aggregations read (a DCG term, read by one sum per rank) costs one evaluation as a
+        column. In the hits-only plan the column is added to the rows (or, in
+        :meth:`judgments` statistics, to the judgments) under a name derived from ``name``
+        (equal names must mean equal expressions); elsewhere ``value`` itself is returned.
+        """
+        if self.row_columns is None:
+            return value
+        return _shared(self.row_columns, f"_row{self.variant}_{name}", value)
+
     def judgments(self, name: str, stat: Callable[[Ctx], pl.Expr]) -> pl.Expr:
         """Return a per-query statistic of the query's judgments, retrieved or not.
 
@@ -201,7 +219,8 @@ class Ctx:
     def _of_judgments(self) -> Ctx:
         """The context of :meth:`judgments` statistics: the judgments alone, none retrieved."""
         return Ctx(rank=pl.lit(None, dtype=pl.UInt32), rel=self.rel,
-                   relevance_level=self.relevance_level, grade_position=pl.col(GRADE_POSITION))
+                   relevance_level=self.relevance_level, grade_position=pl.col(GRADE_POSITION),
+                   row_columns=self.judgment_rows)
 
     # helpers used by measure modules -------------------------------------------------
     def level(self, rel: int | None) -> int:

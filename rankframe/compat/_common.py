@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import polars as pl
 
 import rankframe as rf
+from rankframe._engine.evaluate import per_query_frame
 from rankframe._errors import RankframeWarning
 from rankframe._io.columns import D, Q
 
@@ -60,11 +61,12 @@ def per_query_wide(
 ) -> pl.DataFrame:
     """Evaluate ``measures`` on the judged ``queries``: ``query_id`` and one column per measure.
 
-    One :func:`rankframe.evaluate` call (one plan). Rows follow the order of ``queries``;
-    columns are named by ``repr(measure)``. ``doc_ascending`` breaks score ties by doc id
-    ascending instead of trec_eval's descending (ir_measures' msmarco and judged providers):
-    the run, sorted by doc id, is ranked with ``ties="input"``; ``input_order`` ranks the run
-    with ties in its own order (a stable sort on the score: ir_measures' accuracy provider).
+    One :func:`rankframe.evaluate` plan, read wide (:func:`per_query_frame`). Rows follow the
+    order of ``queries``; columns are named by ``repr(measure)``. ``doc_ascending`` breaks
+    score ties by doc id ascending instead of trec_eval's descending (ir_measures' msmarco and
+    judged providers): the run, sorted by doc id, is ranked with ``ties="input"``;
+    ``input_order`` ranks the run with ties in its own order (a stable sort on the score:
+    ir_measures' accuracy provider).
 
     Examples
     --------
@@ -77,12 +79,13 @@ def per_query_wide(
     """
     measures = list(dict.fromkeys(measures))
     names = [repr(m) for m in measures]
+    # (the small frames' steps as lazy queries, one collect each: every eager step collects)
     order = (
-        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame()
+        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame().lazy()
         .unique(Q, keep="first", maintain_order=True)
         .with_row_index(ORDER)
-    )
-    judged = qrels.join(order.select(Q), on=Q, how="semi")
+    ).collect(engine="in-memory")
+    judged = qrels.lazy().join(order.lazy().select(Q), on=Q, how="semi").collect(engine="in-memory")
     if judged.is_empty():
         return pl.DataFrame(schema={Q: qrels.schema[Q], **dict.fromkeys(names, pl.Float64)})
     ties = "input" if input_order else "trec_eval"
@@ -91,13 +94,9 @@ def per_query_wide(
     with warnings.catch_warnings():
         # pytrec_eval and ir_measures say nothing about queries missing on either side
         warnings.simplefilter("ignore", RankframeWarning)
-        long = rf.evaluate(
-            judged, run, measures, per_query=True, complete=True, relevance_level=relevance_level,
+        wide = per_query_frame(
+            judged, run, measures, complete=True, relevance_level=relevance_level,
             judged_only=judged_only, score_dtype=score_dtype, ties=ties,
         )
-    wide = long.pivot(on="measure", index=Q, values="value")
-    return (
-        wide.join(order, on=Q, how="left")
-        .sort(ORDER)
-        .select(Q, *[pl.col(n) if n in wide.columns else pl.lit(None, pl.Float64).alias(n) for n in names])
-    )
+    ordered = wide.lazy().join(order.lazy(), on=Q, how="left").sort(ORDER).select(Q, *names)
+    return ordered.collect(engine="in-memory")
