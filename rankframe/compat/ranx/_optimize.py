@@ -28,12 +28,12 @@ from rankframe._engine.options import REL, D, Q, S
 from rankframe._errors import InputError, MeasureError
 from rankframe._fusion import condorcet as _condorcet
 from rankframe._fusion import trained as _trained
-from rankframe._fusion.fuse import _wide_plan, check_arguments
+from rankframe._fusion.fuse import _long_plan, _wide_plan, check_arguments
 from rankframe._fusion.inputs import RUN
 from rankframe._fusion.methods import Aligned, get_method
-from rankframe._fusion.norms import POS
+from rankframe._fusion.norms import POS, Norm, get_norm
 from rankframe.compat.ranx._evaluate import object_frame
-from rankframe.compat.ranx._fusing import _judgments, _stacked
+from rankframe.compat.ranx._fusing import _judgments, run_frame
 from rankframe.compat.ranx._order import ranx_order
 from rankframe.compat.ranx._scoring import check_k, parse, per_query
 from rankframe.compat.ranx.data_structures import OptimizationReport, Qrels, Run
@@ -68,6 +68,9 @@ class _Aligned:
     long: pl.DataFrame
     wide: pl.DataFrame
     runs: int
+    #: The judgments (``query_id, doc_id, relevance``) and the queries in ranx's order.
+    qrels: pl.DataFrame
+    queries: list[str]
 
 
 def _rounded_range(low: float, high: float, step: float) -> list[Any]:
@@ -136,30 +139,50 @@ def _check(qrels: Any, runs: Any, method: str, metric: Any, report: bool) -> lis
     return runs
 
 
-def _normalised(runs: list[Run], norm: str | None) -> list[Run]:
-    if norm is None:
-        return runs
-    if norm == "borda":
-        return norm_switch(norm)(runs)
-    return [norm_switch(norm)(run) for run in runs]
+def _normalised(runs: list[Run], norm: str | None) -> tuple[list[Run], Norm | None]:
+    r"""The runs to align, and the normalisation to apply while aligning them.
 
-
-def _align(runs: list[Run]) -> _Aligned:
-    """Stack the runs once and align them: per (query, doc) each run's ``v{r}``, ``p{r}`` and ``_k``.
-
-    ``_k`` orders a query's documents as ranx inserts them in a fused run: by the first run
-    retrieving them, then by their place in it.
+    A per-run normalisation that keeps the order (min-max, max, sum, zmuv, rank) is applied in
+    the aligned plan, as the ``Run`` path gives it (the runs keep their order); borda and the
+    inverted min-max go through ``Run``\s (re-sorted in ranx's order), as in ``fuse``.
     """
-    long, n = _stacked(runs)
+    if norm is None:
+        return runs, None
+    norm_switch(norm)  # an unknown name: ranx's message
+    nm = get_norm(norm)
+    if nm is not None and nm.expr is not None and not nm.inverts:
+        return runs, nm
+    if norm == "borda":
+        return norm_switch(norm)(runs), None
+    return [norm_switch(norm)(run) for run in runs], None
+
+
+def _align(runs: list[Run], qrels: Qrels, norm: Norm | None) -> _Aligned:
+    """Stack the runs once and align them, per (query, doc).
+
+    Each run's ``v{r}`` (its score normalised by ``norm``) and ``p{r}``, and ``_k`` (ranx's
+    insertion order in a fused run: by the first run retrieving the document, then its place
+    there), ``_q`` (the query's number) and ``_g`` (its grade; null: unjudged).
+    """
+    n = len(runs)
+    frames = [run_frame(r).lazy().with_row_index("_i") for r in runs]
+    long = _long_plan(frames, norm, positions=True)
     size = max(sum(len(d) for d in r.run.values()) for r in runs) + 1
     long = long.with_columns((pl.col(RUN).cast(pl.Int64) * size + pl.col("_i")).alias("_k")).collect()
     spread = [pl.when(pl.col(RUN) == r).then(pl.col(c)).alias(f"{c[1]}{r}")
               for r in range(n) for c in ("_v", POS)]
     cols = [c for r in range(n) for c in (f"v{r}", f"p{r}")]
-    wide = long.lazy().with_columns(spread).group_by(Q, D).agg(
-        pl.col("_k").min(), *(pl.col(c).max() for c in cols)
-    ).collect()
-    return _Aligned(long, wide, n)
+    judged = object_frame(qrels, "qrels")
+    grades = judged.lazy().select(Q, D, pl.col(REL).alias("_g"))
+    wide = (
+        long.lazy().with_columns(spread).group_by(Q, D)
+        .agg(pl.col("_k").min(), *(pl.col(c).max() for c in cols))
+        .with_columns(pl.col(Q).rank("dense").cast(pl.UInt32).alias("_q"))
+        .join(grades, on=[Q, D], how="left")
+        .sort("_k")
+        .collect()
+    )
+    return _Aligned(long, wide, n, judged, list(runs[0].keys()))
 
 
 def _combined(
@@ -190,57 +213,55 @@ def _trained_scores(
     return wide.select(Q, D, "_k", get_method(method).combine(aligned).cast(pl.Float64).alias(S))
 
 
-def ranx_ranked(rows: pl.DataFrame, grades: pl.DataFrame) -> pl.DataFrame:
-    """Rows ``_c, query_id, doc_id, _k, score`` ranked per (``_c``, query) in ranx's order.
+def ranx_ranked(rows: pl.DataFrame) -> pl.DataFrame:
+    """Rows ``_c, _q, query_id, doc_id, _k, _g, score`` per (``_c``, ``_q``) in ranx's order.
 
-    Score descending, ties by ``_k`` (ranx's insertion order; numba's sort is stable up to 15
-    documents). A longer ranking with a tie between documents of different grades (unjudged
-    counting as its own grade) is put in numba's order by :func:`ranx_order`.
+    Score descending, ties by ``_k`` (ranx's insertion order: numba's sort is stable up to 15
+    documents), from one sort on numeric keys. A longer ranking where two adjacent tied
+    documents differ in grade ``_g`` (unjudged: null, a grade of its own) is put in numba's
+    order by :func:`ranx_order`; a tie of equal grades gives the same values in any order.
     """
-    group = ["_c", Q]
+    group = ["_c", "_q"]
     ranked = rows.sort([*group, S, "_k"], descending=[False, False, True, False])
-    tagged = ranked.join(grades, on=[Q, D], how="left", maintain_order="left")
-    mixed = pl.col(REL).n_unique().over([*group, S]) > 1
-    needs = tagged.select(
-        (mixed.any().over(group) & (pl.len().over(group) > _STABLE)).alias("_x")
-    ).to_series()
-    if not needs.any():
+    same = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in (*group, S)])
+    mixed = same & pl.col("_g").ne_missing(pl.col("_g").shift(1))
+    sizes = ranked.group_by(group).len().filter(pl.col("len") > _STABLE).select(group)
+    flagged = ranked.filter(mixed).select(group).unique().join(sizes, on=group)
+    if flagged.is_empty():
         return ranked
-    exact = ranked.filter(needs).sort([*group, "_k"]).group_by(group, maintain_order=True).agg(D, S)
-    reordered = []
-    for c, q, docs, scores in exact.iter_rows():
-        order = ranx_order(scores)
-        reordered.extend((c, q, docs[i], j) for j, i in enumerate(order))
-    schema = {"_c": rows.schema["_c"], Q: pl.String, D: pl.String, "_o": pl.Int64}
-    placed = pl.DataFrame(reordered, schema=schema, orient="row")
-    return (
-        ranked.with_columns(pl.int_range(pl.len()).over(group).alias("_o"))
-        .join(placed, on=["_c", Q, D], how="left", maintain_order="left")
-        .with_columns(pl.coalesce("_o_right", "_o").alias("_o"))
-        .sort([*group, "_o"])
-        .drop("_o", "_o_right")
+    exact = (
+        ranked.join(flagged, on=group, how="semi")
+        .sort([*group, "_k"])
+        .group_by(group, maintain_order=True)
+        .agg(Q, D, S)
     )
+    orders = pl.Series("_o", [ranx_order(scores) for scores in exact.get_column(S)],
+                       dtype=pl.List(pl.Int64))
+    reordered = exact.with_columns(orders).select(
+        *group, *(pl.col(c).list.gather(pl.col("_o")) for c in (Q, D, S))
+    ).explode(Q, D, S)
+    return pl.concat([ranked.join(flagged, on=group, how="anti").select(*group, Q, D, S),
+                      reordered], how="vertical_relaxed")
 
 
-def _scores(qrels: Qrels, runs: list[Run], candidates: list[pl.LazyFrame], metric: str) -> list[Any]:
+def _scores(qrels: Qrels, a: _Aligned, candidates: list[pl.LazyFrame], metric: str) -> list[Any]:
     """Each candidate's mean ``metric``, as ranx's ``evaluate`` gives it, from one evaluation."""
-    qdf = object_frame(qrels, "qrels")
+    keys = a.wide.lazy().select(Q, D, "_q", "_g")
     rows = pl.concat(
         [lf.select(pl.lit(i, pl.UInt32).alias("_c"), Q, D, "_k", S) for i, lf in enumerate(candidates)]
-    ).collect()
-    ranked = ranx_ranked(rows, qdf.select(Q, D, REL))
+    ).join(keys, on=[Q, D]).collect()
+    ranked = ranx_ranked(rows)
     frame = ranked.select(pl.col("_c").cast(pl.String).alias("run"), Q, D, S)
-    queries = list(runs[0].keys())
-    values = per_query(qdf, frame, queries, [metric])
-    zero = np.zeros(len(queries))
+    values = per_query(a.qrels, frame, a.queries, [metric])
+    zero = np.zeros(len(a.queries))
     return [np.mean(values.get((str(i), metric), zero)) for i in range(len(candidates))]
 
 
 def _search(
-    qrels: Qrels, runs: list[Run], method: str, metric: str, options: Mapping[str, Any]
+    qrels: Qrels, runs: list[Run], norm: Norm | None, method: str, metric: str, options: Mapping[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """ranx's search: the best parameters (the last of the best scores) and every candidate's score."""
-    a = _align(runs)
+    a = _align(runs, qrels, norm)
     grid = _grid(method, options, a.runs)
     learnt: list[Any] = []
     if method in WEIGHTED:
@@ -259,7 +280,7 @@ def _search(
     else:
         wide = a.wide.lazy()
         candidates = [_combined(method, a, wide, None, {_SCALAR[method]: x}) for x in grid]
-    scores = _scores(qrels, runs, candidates, metric) if grid else []
+    scores = _scores(qrels, a, candidates, metric) if grid else []
     best_score, best = 0.0, -1
     for i, score in enumerate(scores):
         if score >= best_score:  # ranx keeps the last of equal scores
@@ -365,11 +386,11 @@ def optimize_fusion(
     """
     runs = _check(qrels, runs, method, metric, return_optimization_report)
     options = _options(method, kwargs)
-    normed = _normalised(runs, norm)
     if method in TRAINED_ONLY:
-        key = _trained.LEARNT[method]
-        return {key: train_switch(method)(qrels, normed)}
-    best, report = _search(qrels, normed, method, metric, options)
+        normed = runs if norm is None else norm_switch(norm)(runs) if norm == "borda" else [
+            norm_switch(norm)(run) for run in runs]
+        return {_trained.LEARNT[method]: train_switch(method)(qrels, normed)}
+    best, report = _search(qrels, *_normalised(runs, norm), method, metric, options)
     if not return_optimization_report:
         return best
     return best, OptimizationReport(
