@@ -449,9 +449,13 @@ def test_optimize_fusion_of_a_trained_method_is_its_training(
     _assert_same_params(got, want)
 
 
-@pytest.mark.parametrize(("method", "options"), [("wsum", {"step": 0.25}), ("rrf", {"min_k": 1, "step": 33})])
+@pytest.mark.parametrize(("method", "options", "metric"), [
+    ("wsum", {"step": 0.25}, "map"), ("wsum", {"step": 0.5}, "mrr@3"),
+    ("rrf", {"min_k": 1, "step": 33}, "map"),
+])
 def test_optimize_fusion_orders_long_ties_as_ranx(
-    long_runs: tuple[Any, ...], method: str, options: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+    long_runs: tuple[Any, ...], method: str, options: dict[str, Any], metric: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from rankframe.compat.ranx import _optimize
 
@@ -459,12 +463,29 @@ def test_optimize_fusion_orders_long_ties_as_ranx(
     order = _optimize.ranx_order
     monkeypatch.setattr(_optimize, "ranx_order", lambda s: calls.append(len(s)) or order(s))
     qrels, runs = long_runs
-    (want, theirs), (got, ours) = _optimized(qrels, runs, method=method, metric="map", norm="rank",
+    (want, theirs), (got, ours) = _optimized(qrels, runs, method=method, metric=metric, norm="rank",
                                              return_optimization_report=True, **options)
     assert ours.results == pytest.approx(theirs.results, rel=1e-12, abs=1e-15)
     _assert_same_params(got, want)
     assert calls  # numba's order was needed...
-    assert min(calls) > 15  # ...for long rankings only
+    assert min(calls) > 15  # ...for long rankings only (and where a tie starts above the cutoff)
+
+
+@pytest.mark.parametrize("within", [None, 3, 0])
+def test_candidates_are_ranked_in_numba_order_where_it_matters(within: int | None) -> None:
+    """20 documents, a tie at the top mixing grades: numba's order unless the metric cannot tell."""
+    from rankframe.compat.ranx._optimize import ranx_ranked
+    from rankframe.compat.ranx._order import ranx_order
+
+    scores = [1.0] * 12 + [0.5] * 8
+    rows = pl.DataFrame({
+        "_c": [0] * 20, "_q": [1] * 20, "query_id": ["q"] * 20, "doc_id": [f"d{i}" for i in range(20)],
+        "_k": list(range(20)), "_g": [None, 1] * 10, "score": scores,
+    }, schema_overrides={"_c": pl.UInt32, "_q": pl.UInt32, "_g": pl.Int64})
+    got = ranx_ranked(rows, within)["doc_id"].to_list()
+    numba = [f"d{i}" for i in ranx_order(scores)]
+    assert got == (numba if within != 0 else [f"d{i}" for i in range(20)])
+    assert numba != [f"d{i}" for i in range(20)]  # the case is one where the orders differ
 
 
 @settings(deadline=None)

@@ -213,18 +213,22 @@ def _trained_scores(
     return wide.select(Q, D, "_k", get_method(method).combine(aligned).cast(pl.Float64).alias(S))
 
 
-def ranx_ranked(rows: pl.DataFrame) -> pl.DataFrame:
+def ranx_ranked(rows: pl.DataFrame, within: int | None = None) -> pl.DataFrame:
     """Rows ``_c, _q, query_id, doc_id, _k, _g, score`` per (``_c``, ``_q``) in ranx's order.
 
     Score descending, ties by ``_k`` (ranx's insertion order: numba's sort is stable up to 15
     documents), from one sort on numeric keys. A longer ranking where two adjacent tied
     documents differ in grade ``_g`` (unjudged: null, a grade of its own) is put in numba's
-    order by :func:`ranx_order`; a tie of equal grades gives the same values in any order.
+    order by :func:`ranx_order`; a tie of equal grades gives the same values in any order, and
+    so does a tie that starts at rank ``within`` or below (the metric's cutoff; ``None``: none).
     """
     group = ["_c", "_q"]
     ranked = rows.sort([*group, S, "_k"], descending=[False, False, True, False])
-    same = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in (*group, S)])
+    same = pl.all_horizontal([pl.col(c) == pl.col(c).shift(1) for c in (*group, S)]).fill_null(False)
     mixed = same & pl.col("_g").ne_missing(pl.col("_g").shift(1))
+    if within is not None:  # the tie's first rank: the last row that did not tie its predecessor
+        rank = pl.int_range(pl.len()).over(group)
+        mixed = mixed & (pl.when(~same).then(rank).forward_fill() < within)
     sizes = ranked.group_by(group).len().filter(pl.col("len") > _STABLE).select(group)
     flagged = ranked.filter(mixed).select(group).unique().join(sizes, on=group)
     if flagged.is_empty():
@@ -244,13 +248,21 @@ def ranx_ranked(rows: pl.DataFrame) -> pl.DataFrame:
                       reordered], how="vertical_relaxed")
 
 
+def _matters_within(metric: str) -> int | None:
+    """The ranks where the order of tied documents changes ``metric``: those above its cutoff."""
+    m = parse(metric)
+    if m.name in ("hits", "hit_rate", "precision", "recall", "f1") and not m.k:
+        return 0  # over the whole ranking: a count, whatever the order
+    return int(m.k) if m.k and m.name != "rbp" else None
+
+
 def _scores(qrels: Qrels, a: _Aligned, candidates: list[pl.LazyFrame], metric: str) -> list[Any]:
     """Each candidate's mean ``metric``, as ranx's ``evaluate`` gives it, from one evaluation."""
     keys = a.wide.lazy().select(Q, D, "_q", "_g")
     rows = pl.concat(
         [lf.select(pl.lit(i, pl.UInt32).alias("_c"), Q, D, "_k", S) for i, lf in enumerate(candidates)]
     ).join(keys, on=[Q, D]).collect()
-    ranked = ranx_ranked(rows)
+    ranked = ranx_ranked(rows, _matters_within(metric))
     frame = ranked.select(pl.col("_c").cast(pl.String).alias("run"), Q, D, S)
     values = per_query(a.qrels, frame, a.queries, [metric])
     zero = np.zeros(len(a.queries))
