@@ -218,7 +218,7 @@ def ranx_ranked(rows: pl.DataFrame, within: int | None = None) -> pl.DataFrame:
 
     Score descending, ties by ``_k`` (ranx's insertion order: numba's sort is stable up to 15
     documents), from one sort on numeric keys. A longer ranking where two adjacent tied
-    documents differ in grade ``_g`` (unjudged: null, a grade of its own) is put in numba's
+    documents differ in ``_g`` (what the metric reads of their grades: :func:`_gain`) is put in numba's
     order by :func:`ranx_order`; a tie of equal grades gives the same values in any order, and
     so does a tie that starts at rank ``within`` or below (the metric's cutoff; ``None``: none).
     """
@@ -237,9 +237,16 @@ def ranx_ranked(rows: pl.DataFrame, within: int | None = None) -> pl.DataFrame:
         ranked.join(flagged, on=group, how="semi")
         .sort([*group, "_k"])
         .group_by(group, maintain_order=True)
-        .agg(Q, D, S)
+        .agg(Q, D, S, pl.col(S).rank("dense").cast(pl.Int64).alias("_r"))
     )
-    orders = pl.Series("_o", [ranx_order(scores) for scores in exact.get_column(S)],
+    # numba's sort only compares keys: rankings with the same pattern of ranks (often the same
+    # query under neighbouring candidates) share one permutation
+    known: dict[tuple[int, ...], list[int]] = {}
+    for ranks in exact.get_column("_r").to_list():
+        key = tuple(ranks)
+        if key not in known:
+            known[key] = ranx_order(ranks)
+    orders = pl.Series("_o", [known[tuple(r)] for r in exact.get_column("_r").to_list()],
                        dtype=pl.List(pl.Int64))
     reordered = exact.with_columns(orders).select(
         *group, *(pl.col(c).list.gather(pl.col("_o")) for c in (Q, D, S))
@@ -256,12 +263,27 @@ def _matters_within(metric: str) -> int | None:
     return int(m.k) if m.k and m.name != "rbp" else None
 
 
+def _gain(metric: str) -> pl.Expr:
+    """What ``metric`` reads of a document's grade ``_g``: documents equal here may swap places.
+
+    bpref: relevant, judged non-relevant or unjudged (null); DCG, nDCG and RBP: the grade from
+    the level on (0 below it or unjudged); the others: relevant or not.
+    """
+    m = parse(metric)
+    g = pl.col("_g")
+    if m.name == "bpref":
+        return pl.when(g >= m.level).then(1).when(g.is_not_null()).then(0)
+    if m.name in ("dcg", "dcg_burges", "ndcg", "ndcg_burges", "rbp"):
+        return pl.when(g >= m.level).then(g).otherwise(0)
+    return (g >= m.level).fill_null(value=False).cast(pl.Int64)
+
+
 def _scores(qrels: Qrels, a: _Aligned, candidates: list[pl.LazyFrame], metric: str) -> list[Any]:
     """Each candidate's mean ``metric``, as ranx's ``evaluate`` gives it, from one evaluation."""
     keys = a.wide.lazy().select(Q, D, "_q", "_g")
     rows = pl.concat(
         [lf.select(pl.lit(i, pl.UInt32).alias("_c"), Q, D, "_k", S) for i, lf in enumerate(candidates)]
-    ).join(keys, on=[Q, D]).collect()
+    ).join(keys, on=[Q, D]).with_columns(_gain(metric).alias("_g")).collect()
     ranked = ranx_ranked(rows, _matters_within(metric))
     frame = ranked.select(pl.col("_c").cast(pl.String).alias("run"), Q, D, S)
     values = per_query(a.qrels, frame, a.queries, [metric])
