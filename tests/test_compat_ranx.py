@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import warnings
 from typing import Any
 
 import numpy as np
@@ -358,8 +359,6 @@ def test_fusion_errors_are_one_line() -> None:
         fusion_switch("nope")
     with pytest.raises(rf.InputError, match="query ids do not match"):
         compat.fuse([compat.Run(_FUSE_A), compat.Run({"q1": {"d1": 1.0}})], method="sum")
-    with pytest.raises(NotImplementedError, match="grid search"):
-        compat.optimize_fusion()
 
 
 def test_importing_the_drop_in_loads_neither_ranx_numba_nor_pandas() -> None:
@@ -367,3 +366,191 @@ def test_importing_the_drop_in_loads_neither_ranx_numba_nor_pandas() -> None:
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'ranx', 'numba', 'pandas'}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+# ----------------------------------------------------------------------------- optimize_fusion / plot
+def _tied_runs(seed: int, queries: int, docs: int, runs: int) -> tuple[Any, ...]:
+    """Judgments (grades 0-2) and runs scored 1-4 (ties) over up to ``docs`` documents a query."""
+    rng = np.random.default_rng(seed)
+    qrels = {f"q{i}": {f"d{j}": int(rng.integers(0, 3)) for j in rng.choice(docs, 6, replace=False)}
+             for i in range(queries)}
+    ranked = [{q: {f"d{j}": float(rng.integers(1, 5))
+                   for j in rng.choice(docs, int(rng.integers(1, docs + 1)), replace=False)} for q in qrels}
+              for _ in range(runs)]
+    return qrels, ranked
+
+
+@pytest.fixture(scope="module")
+def short_runs() -> tuple[Any, ...]:
+    """Up to 15 documents a query: ranx keeps tied fused scores in insertion order."""
+    return _tied_runs(3, 6, 15, 3)
+
+
+@pytest.fixture(scope="module")
+def long_runs() -> tuple[Any, ...]:
+    """Up to 40 tied documents a query: numba's quicksort permutes the ties."""
+    return _tied_runs(5, 5, 40, 2)
+
+
+def _optimized(qrels: Any, runs: list[Any], **kw: Any) -> tuple[Any, Any]:
+    trains = kw.get("method") in ("bayesfuse", "mapfuse", "posfuse", "segfuse")
+    quiet = {} if trains else {"show_progress": False}
+    theirs = ranx.optimize_fusion(ranx.Qrels(qrels), [ranx.Run(r) for r in runs], **quiet, **kw)
+    ours = compat.optimize_fusion(compat.Qrels(qrels), [compat.Run(r) for r in runs], **kw)
+    return theirs, ours
+
+
+def _assert_same_params(got: dict[str, Any], want: dict[str, Any]) -> None:
+    assert got.keys() == want.keys()
+    for key, value in want.items():
+        if key in ("probs", "log_odds"):
+            assert len(got[key]) == len(value)
+            for a, b in zip(got[key], value, strict=True):
+                np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-15)
+        elif key == "map_scores":
+            assert got[key] == pytest.approx(list(value), rel=1e-12)
+        else:
+            assert got[key] == value
+
+
+_GRID = {"step": 0.2}
+OPTIMIZED = [
+    ("wsum", {"step": 0.5}, "min-max", "ndcg@5"),
+    ("wmnz", {"step": 0.5}, "rank", "map@10"),
+    ("mixed", {"step": 0.5}, None, "mrr"),
+    ("rrf", {}, "min-max", "ndcg@5"),
+    ("gmnz", {"min_gamma": 0.2, "max_gamma": 1.0, **_GRID}, "max", "map@10"),
+    ("logn_isr", {"min_sigma": 0.2, "max_sigma": 1.0, **_GRID}, None, "ndcg@5"),
+    ("rbc", {"min_phi": 0.2, "max_phi": 1.0, **_GRID}, "min-max", "mrr"),
+    ("probfuse", {"max_n_segments": 6}, "min-max", "ndcg@5"),
+    ("slidefuse", {"max_w": 5}, "min-max", "map@10"),
+]
+
+
+@pytest.mark.parametrize(("method", "options", "norm", "metric"), OPTIMIZED)
+def test_optimize_fusion_matches_ranx(
+    short_runs: tuple[Any, ...], method: str, options: dict[str, Any], norm: str | None, metric: str
+) -> None:
+    qrels, runs = short_runs
+    (want, theirs), (got, ours) = _optimized(qrels, runs, norm=norm, method=method, metric=metric,
+                                             return_optimization_report=True, **options)
+    assert ours.configs == theirs.configs
+    assert ours.results == pytest.approx(theirs.results, rel=1e-12, abs=1e-15)
+    _assert_same_params(got, want)
+    assert (ours.method, ours.metric) == (theirs.method, theirs.metric)
+
+
+@pytest.mark.parametrize("method", ["bayesfuse", "mapfuse", "posfuse", "segfuse"])
+def test_optimize_fusion_of_a_trained_method_is_its_training(
+    short_runs: tuple[Any, ...], method: str
+) -> None:
+    qrels, runs = short_runs
+    want, got = _optimized(qrels, runs, method=method)
+    _assert_same_params(got, want)
+
+
+@pytest.mark.parametrize(("method", "options", "metric"), [
+    ("wsum", {"step": 0.25}, "map"), ("wsum", {"step": 0.5}, "mrr@3"),
+    ("rrf", {"min_k": 1, "step": 33}, "map"),
+])
+def test_optimize_fusion_orders_long_ties_as_ranx(
+    long_runs: tuple[Any, ...], method: str, options: dict[str, Any], metric: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from rankframe.compat.ranx import _optimize
+
+    calls: list[int] = []
+    order = _optimize.ranx_order
+    monkeypatch.setattr(_optimize, "ranx_order", lambda s: calls.append(len(s)) or order(s))
+    qrels, runs = long_runs
+    (want, theirs), (got, ours) = _optimized(qrels, runs, method=method, metric=metric, norm="rank",
+                                             return_optimization_report=True, **options)
+    assert ours.results == pytest.approx(theirs.results, rel=1e-12, abs=1e-15)
+    _assert_same_params(got, want)
+    assert calls  # numba's order was needed...
+    assert min(calls) > 15  # ...for long rankings only (and where a tie starts above the cutoff)
+
+
+@pytest.mark.parametrize("within", [None, 3, 0])
+def test_candidates_are_ranked_in_numba_order_where_it_matters(within: int | None) -> None:
+    """20 documents, a tie at the top mixing grades: numba's order unless the metric cannot tell."""
+    from rankframe.compat.ranx._optimize import ranx_ranked
+    from rankframe.compat.ranx._order import ranx_order
+
+    scores = [1.0] * 12 + [0.5] * 8
+    rows = pl.DataFrame({
+        "_c": [0] * 20, "_q": [1] * 20, "query_id": ["q"] * 20, "doc_id": [f"d{i}" for i in range(20)],
+        "_k": list(range(20)), "_g": [None, 1] * 10, "score": scores,
+    }, schema_overrides={"_c": pl.UInt32, "_q": pl.UInt32, "_g": pl.Int64})
+    got = ranx_ranked(rows, within)["doc_id"].to_list()
+    numba = [f"d{i}" for i in ranx_order(scores)]
+    assert got == (numba if within != 0 else [f"d{i}" for i in range(20)])
+    assert numba != [f"d{i}" for i in range(20)]  # the case is one where the orders differ
+
+
+@settings(deadline=None)
+@given(data=st.data())
+def test_optimize_fusion_wsum_matches_ranx_on_drawn_runs(data: st.DataObject) -> None:
+    qrels, run = data.draw(judged_runs(max_queries=3))
+    _, other = data.draw(judged_runs(max_queries=3))
+    other = {q: other.get(q, {"d0": 0.5}) for q in run}
+    (want, theirs), (got, ours) = _optimized(qrels, [run, other], metric="ndcg@5", step=0.5,
+                                             return_optimization_report=True)
+    assert ours.results == pytest.approx(theirs.results, rel=1e-9, abs=1e-12)
+    assert got == want
+
+
+@pytest.mark.parametrize("method", ["w_bordafuse", "w_condorcet"])
+def test_optimize_fusion_scores_what_fuse_gives(long_runs: tuple[Any, ...], method: str) -> None:
+    """ranx's order of these methods' tied documents is arbitrary: the drop-in's own fuse is the reference."""
+    qrels, runs = long_runs
+    q, rs = compat.Qrels(qrels), [compat.Run(r) for r in runs]
+    _, report = compat.optimize_fusion(q, rs, method=method, metric="ndcg@5", step=0.5,
+                                       return_optimization_report=True)
+    weights = [(0.0, 1.0), (0.5, 0.5), (1.0, 0.0)]
+    fused = [compat.fuse(rs, method=method, params={"weights": w}) for w in weights]
+    want = [compat.evaluate(q, run, "ndcg@5") for run in fused]
+    assert report.results == pytest.approx(want, rel=1e-12)
+
+
+def test_optimize_fusion_errors_are_one_line(short_runs: tuple[Any, ...]) -> None:
+    qrels, runs = short_runs
+    q, rs = compat.Qrels(qrels), [compat.Run(r) for r in runs]
+    cases = [
+        (rf.InputError, "does not support optimization", {"method": "sum"}),
+        (rf.InputError, "optimization report", {"method": "posfuse", "return_optimization_report": True}),
+        (rf.InputError, "no option 'steps'", {"steps": 0.5}),
+        (rf.MeasureError, "not a ranx metric", {"metric": "ndgc"}),
+        (rf.InputError, "Normalization method", {"norm": "minmax"}),
+    ]
+    for error, match, kwargs in cases:
+        with pytest.raises(error, match=match):
+            compat.optimize_fusion(q, rs, **kwargs)
+    with pytest.raises(rf.InputError, match="at least 2"):
+        compat.optimize_fusion(q, rs[:1])
+    with pytest.raises(rf.InputError, match="query ids do not match"):
+        compat.optimize_fusion(q, [rs[0], compat.Run({"q0": {"d1": 1.0}})])
+    with pytest.raises(NotImplementedError, match="Run.from_file"):
+        compat.Run.from_ranxhub("msmarco-passage/bm25")
+
+
+def test_plot_draws_ranx_curves(short_runs: tuple[Any, ...]) -> None:
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    qrels, runs = short_runs
+    want = ranx.plot(ranx.Qrels(qrels), [ranx.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                     return_graph=False)
+    mine = [compat.Run(r, name=f"m{i}") for i, r in enumerate(runs)]
+    got = compat.plot(compat.Qrels(qrels), mine, return_graph=False)
+    assert got["Model"].tolist() == want["Model"].tolist()
+    np.testing.assert_allclose(got["recall"], want["recall"])
+    np.testing.assert_allclose(got["precision"], want["precision"], rtol=1e-12)
+    with warnings.catch_warnings():  # plt.show() on Agg may say it shows nothing
+        warnings.simplefilter("ignore", UserWarning)
+        ax = compat.plot(compat.Qrels(qrels), mine)
+    lines = ax.get_lines()
+    assert [line.get_label() for line in lines] == ["m0", "m1", "m2"]
+    np.testing.assert_allclose(lines[1].get_ydata(), want["precision"][11:22], rtol=1e-12)
+    plt.close("all")

@@ -31,8 +31,12 @@ imported (pandas only when a DataFrame is asked for).
   normalisations and training) from the runs' stored order, ties in ranx's order; results are
   ``Run``\s named as ranx names them, over the first run's queries. Condorcet scores
   ``1 + wins + ties / 2`` (Copeland), ranx's score wherever the majorities order the documents.
-- **Not in the drop-in**: ``optimize_fusion`` (ranx's grid search and its report) and ``plot``
-  raise a one-line ``NotImplementedError``; ``Run.from_ranxhub`` (downloads) is absent.
+- **Fusion search and plots**: ``optimize_fusion`` searches ranx's grid in ranx's order (the
+  last of equal scores wins) and returns ranx's parameters and ``OptimizationReport``, every
+  candidate fused from the runs normalised and aligned once and all of them evaluated in one
+  plan (:mod:`~rankframe.compat.ranx._optimize`); ``plot`` draws ranx's interpolated
+  precision-recall curves with matplotlib. ``Run.from_ranxhub`` (a download) raises a one-line
+  ``NotImplementedError``.
 
 Examples
 --------
@@ -48,7 +52,9 @@ from __future__ import annotations
 from rankframe.compat.ranx import fusion, metrics, normalization
 from rankframe.compat.ranx._compare import compare
 from rankframe.compat.ranx._evaluate import evaluate
-from rankframe.compat.ranx._meta import fuse, normalize, optimize_fusion, plot
+from rankframe.compat.ranx._meta import fuse, normalize
+from rankframe.compat.ranx._optimize import optimize_fusion
+from rankframe.compat.ranx._plot import plot
 from rankframe.compat.ranx.data_structures import Qrels, Report, Run
 
 __all__ = [

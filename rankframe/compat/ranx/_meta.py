@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, Any
 
 from rankframe._errors import InputError
 from rankframe.compat.ranx.fusion import fusion_switch
@@ -60,19 +60,3 @@ def fuse(
     else:
         normed = [norm_switch(norm)(run) for run in runs]
     return fusion_switch(method)(normed, **dict(params or {}))
-
-
-def optimize_fusion(*args: Any, **kwargs: Any) -> NoReturn:
-    """Not in the drop-in: ranx's grid search over fusion parameters with its report."""
-    del args, kwargs
-    msg = ("ranx.optimize_fusion: not in rankframe.compat.ranx (its grid search and "
-           "OptimizationReport are not reproduced); grid-search rankframe.compat.ranx.fuse with evaluate")
-    raise NotImplementedError(msg)
-
-
-def plot(*args: Any, **kwargs: Any) -> NoReturn:
-    """Not in the drop-in: ranx's interpolated precision-recall plot (matplotlib)."""
-    del args, kwargs
-    msg = ("ranx.plot: not in rankframe.compat.ranx; plot ranx.metrics.interpolated_precision_at_recall "
-           "with matplotlib")
-    raise NotImplementedError(msg)

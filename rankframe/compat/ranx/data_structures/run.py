@@ -64,3 +64,10 @@ class Run(RankedDict):
             return Run(read_json(path, kind), name=name)
         data, tag = read_trec(path, kind, 6, float)
         return Run(data, name=name if name is not None else tag)
+
+    @staticmethod
+    def from_ranxhub(id: str) -> Run:  # noqa: A002 (ranx's parameter name)
+        """Not in the drop-in: ranx downloads the run ``id`` from ranxhub.ai."""
+        msg = (f"Run.from_ranxhub({id!r}): downloads from ranxhub are not in rankframe.compat.ranx; "
+               "download the run and read it with Run.from_file")
+        raise NotImplementedError(msg)
