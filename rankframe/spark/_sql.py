@@ -397,8 +397,9 @@ def _warn_coverage(
     entirely is warned of, not one that some breakdown groups lack.
     """
     n = screen["rf_missing"]
-    if n:
-        own = [k for k in keys if k != "run" and k not in qrels_keys]
+    own = [k for k in keys if k != "run" and k not in qrels_keys]
+    # as evaluate: complete=True asked for the zeros, said only in a null group or without a match
+    if n and (not complete or own or not screen["rf_common"]):
         if own:  # breakdowns of the run alone: the query is in none of its run's groups
             scope = f"in no ({', '.join(own)}) group of the run"
             zero = f" in a group of their own, with a null {', '.join(own)}"
