@@ -36,7 +36,7 @@ _COMMON = {
     "print_blob": True,
 }
 
-settings.register_profile("ci", max_examples=8, derandomize=True, **_COMMON)  # CI under 30 min
+settings.register_profile("ci", max_examples=5, derandomize=True, **_COMMON)  # CI under 30 min
 settings.register_profile("dev", max_examples=10, **_COMMON)
 settings.register_profile("thorough", max_examples=500, **_COMMON)
 settings.register_profile("lowest", max_examples=4, derandomize=True, **_COMMON)
