@@ -168,6 +168,9 @@ def test_options_the_subtopic_plan_does_not_take() -> None:
     q, r = _frames([("a", "1", "d1", 1)], [("a", "d1", 1.0)])
     with pytest.raises(rf.InputError, match="do not take by="):
         rf.evaluate(q, r.with_columns(pl.lit("x").alias("locale")), ["AP_IA"], by=["locale"])
+    # a frame where the default is None: named, not compared as a frame (a TypeError before)
+    with pytest.raises(rf.InputError, match=r"do not take items=<DataFrame>"):
+        rf.evaluate(q, r, ["AP_IA"], items=r)
 
 
 def test_drop_in_pyndeval_provider_on_the_sample() -> None:

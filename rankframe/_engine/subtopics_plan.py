@@ -22,6 +22,7 @@ missing ones 0), as ndeval evaluates them.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -45,16 +46,11 @@ SUB = "subtopic"
 _SUB_NAMES = (SUB, "subtopic_id", "iteration")
 _HIT, _NREL, _NSUB, _STEP, _GAIN, _COUNT = "_hit", "_nrel", "_nsub", "_step", "_gain", "_count"
 
-#: The evaluate options the subtopic plan reads; others must keep their defaults.
+#: The evaluate options the subtopic plan reads; the others must keep evaluate's defaults.
 _READ = frozenset({
     "per_query", "complete", "depth", "relevance_level", "ties", "score_dtype", "qrels_columns",
     "run_columns", "aggregate",
 })
-_DEFAULTS: dict[str, Any] = {
-    "judged": None, "by": None, "judged_only": False, "target": None, "prefs": None,
-    "output": None, "engine": "polars", "interactions": None, "items": None, "reference": None,
-    "empty_queries": "zero", "dedupe": None,
-}
 
 
 def is_subtopic(m: Measure) -> bool:
@@ -85,7 +81,11 @@ def evaluate_subtopics(
     sub = read_subtopic_qrels(qrels, options.get("qrels_columns"))
     if sub is None:
         return None
-    given = [f"{k}={v!r}" for k, v in options.items() if k in _DEFAULTS and v != _DEFAULTS[k]]
+    defaults = inspect.signature(evaluate).parameters
+    given = [
+        f"{k}={v!r}" if isinstance(v, str | int | float | list | tuple) else f"{k}=<{type(v).__name__}>"
+        for k, v in options.items() if k not in _READ and _given(v, defaults[k].default)
+    ]
     if given:
         msg = (
             f"The intent-aware measures ({', '.join(repr(m) for m in measures if is_subtopic(m))}) "
@@ -125,6 +125,11 @@ def evaluate_subtopics(
         long = pl.concat([long, done.select(long.columns)], how="vertical_relaxed")
     rank = pl.col("measure").replace_strict(order, return_dtype=pl.Int64)
     return long.sort([*group, rank]).select(*group, "measure", "value")
+
+
+def _given(value: Any, default: Any) -> bool:
+    """Whether an option differs from its default (a frame given where the default is None too)."""
+    return value is not None if default is None else bool(value != default)
 
 
 def _refuse_duplicates(lf: pl.LazyFrame, key: list[str], role: str, what: str) -> None:
