@@ -209,14 +209,7 @@ class alpha_DCG(_Cumulated):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    cutoff : int
-        ``k`` (required; ndeval's are 5, 10 and 20).
-    alpha : float
-        Redundancy intolerance :math:`\alpha` in [0, 1] (default 0.5).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
-    judged_only : bool
-        Drop unjudged documents from the ranking first.
+    {parameters}
 
     Notes
     -----
@@ -254,14 +247,7 @@ class alpha_nDCG(_Normalised):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    cutoff : int
-        ``k`` (required; ndeval's are 5, 10 and 20).
-    alpha : float
-        Redundancy intolerance :math:`\alpha` in [0, 1] (default 0.5).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
-    judged_only : bool
-        Drop unjudged documents from the ranking first.
+    {parameters}
 
     Notes
     -----
@@ -296,12 +282,7 @@ class ERR_IA(_Cumulated):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    cutoff : int
-        ``k`` (required; ndeval's are 5, 10 and 20).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
-    judged_only : bool
-        Drop unjudged documents from the ranking first.
+    {parameters}
 
     Notes
     -----
@@ -338,12 +319,7 @@ class nERR_IA(_Normalised):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    cutoff : int
-        ``k`` (required; ndeval's are 5, 10 and 20).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
-    judged_only : bool
-        Drop unjudged documents from the ranking first.
+    {parameters}
 
     Notes
     -----
@@ -374,12 +350,7 @@ class NRBP(Subtopic):
 
     Parameters
     ----------
-    alpha : float
-        Redundancy intolerance :math:`\alpha` in [0, 1] (default 0.5).
-    beta : float
-        Patience :math:`\beta` in [0, 1] (default 0.5).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
+    {parameters}
 
     Notes
     -----
@@ -421,12 +392,7 @@ class nNRBP(NRBP):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    alpha : float
-        Redundancy intolerance :math:`\alpha` in [0, 1] (default 0.5).
-    beta : float
-        Patience :math:`\beta` in [0, 1] (default 0.5).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
+    {parameters}
 
     Notes
     -----
@@ -471,10 +437,7 @@ class AP_IA(Subtopic):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
-    judged_only : bool
-        Drop unjudged documents from the ranking first.
+    {parameters}
 
     Notes
     -----
@@ -514,12 +477,7 @@ class P_IA(Subtopic):  # noqa: N801 (ir_measures' name)
 
     Parameters
     ----------
-    cutoff : int
-        ``k`` (required; ndeval's are 5, 10 and 20).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
-    judged_only : bool
-        Drop unjudged documents from the ranking first.
+    {parameters}
 
     Notes
     -----
@@ -557,10 +515,7 @@ class StRecall(Subtopic):
 
     Parameters
     ----------
-    cutoff : int
-        ``k`` (required; ndeval's are 5, 10 and 20).
-    rel : int, optional
-        Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``.
+    {parameters}
 
     Notes
     -----
@@ -591,10 +546,22 @@ class StRecall(Subtopic):
         return num / n_sub
 
 
+#: The docstrings' parameter entries (type, description), listed from each family's PARAMS.
+_PARAMETERS = {
+    "cutoff": ("int", "``k`` (required; ndeval's are 5, 10 and 20)."),
+    "alpha": ("float", r"Redundancy intolerance :math:`\alpha` in [0, 1] (default 0.5)."),
+    "beta": ("float", r"Patience :math:`\beta` in [0, 1] (default 0.5)."),
+    "rel": ("int, optional",
+            "Minimum grade relevant to a subtopic; defaults to the evaluation's ``relevance_level``."),
+    "judged_only": ("bool", "Drop unjudged documents from the ranking first."),
+}
 _REFERENCES = {
     "{clarke2008}": _CLARKE_2008, "{chapelle2009}": _CHAPELLE_2009, "{clarke2009}": _CLARKE_2009,
     "{agrawal2009}": _AGRAWAL_2009, "{example}": _EXAMPLE,
 }
 for _family in (alpha_DCG, alpha_nDCG, ERR_IA, nERR_IA, NRBP, nNRBP, AP_IA, P_IA, StRecall):
-    for _key, _text in _REFERENCES.items():
+    _listed = "\n    ".join(
+        f"{p.name} : {_PARAMETERS[p.name][0]}\n        {_PARAMETERS[p.name][1]}" for p in _family.PARAMS
+    )
+    for _key, _text in {**_REFERENCES, "{parameters}": _listed}.items():
         _family.__doc__ = _family.__doc__.replace(_key, _text)
