@@ -53,10 +53,20 @@ def fuse(
         if run.keys() != runs[0].keys():
             msg = f"fuse: runs 0 and {i} query ids do not match (ranx fuses runs over the same queries)"
             raise InputError(msg)
+    return fusion_switch(method)(normalize_runs(runs, norm), **dict(params or {}))
+
+
+def normalize_runs(runs: list[Run], norm: str | None) -> list[Run]:
+    """Each run normalised by ``norm`` (borda: the runs together; None: as given), as ``fuse`` does.
+
+    Examples
+    --------
+    >>> from rankframe.compat.ranx import Run
+    >>> [r.run for r in normalize_runs([Run({"q1": {"d1": 2.0, "d2": 4.0}})], "max")]
+    [{'q1': {'d2': 1.0, 'd1': 0.5}}]
+    """
     if norm is None:
-        normed = runs
-    elif norm == "borda":
-        normed = norm_switch(norm)(runs)
-    else:
-        normed = [norm_switch(norm)(run) for run in runs]
-    return fusion_switch(method)(normed, **dict(params or {}))
+        return runs
+    if norm == "borda":
+        return norm_switch(norm)(runs)
+    return [norm_switch(norm)(run) for run in runs]

@@ -34,6 +34,7 @@ from rankframe._fusion.methods import Aligned, get_method
 from rankframe._fusion.norms import POS, Norm, get_norm
 from rankframe.compat.ranx._evaluate import object_frame
 from rankframe.compat.ranx._fusing import _judgments, run_frame
+from rankframe.compat.ranx._meta import normalize_runs
 from rankframe.compat.ranx._order import ranx_order
 from rankframe.compat.ranx._scoring import check_k, parse, per_query
 from rankframe.compat.ranx.data_structures import OptimizationReport, Qrels, Run
@@ -152,9 +153,7 @@ def _normalised(runs: list[Run], norm: str | None) -> tuple[list[Run], Norm | No
     nm = get_norm(norm)
     if nm is not None and nm.expr is not None and not nm.inverts:
         return runs, nm
-    if norm == "borda":
-        return norm_switch(norm)(runs), None
-    return [norm_switch(norm)(run) for run in runs], None
+    return normalize_runs(runs, norm), None
 
 
 def _align(runs: list[Run], qrels: Qrels, norm: Norm | None) -> _Aligned:
@@ -421,9 +420,7 @@ def optimize_fusion(
     runs = _check(qrels, runs, method, metric, return_optimization_report)
     options = _options(method, kwargs)
     if method in TRAINED_ONLY:
-        normed = runs if norm is None else norm_switch(norm)(runs) if norm == "borda" else [
-            norm_switch(norm)(run) for run in runs]
-        return {_trained.LEARNT[method]: train_switch(method)(qrels, normed)}
+        return {_trained.LEARNT[method]: train_switch(method)(qrels, normalize_runs(runs, norm))}
     best, report = _search(qrels, *_normalised(runs, norm), method, metric, options)
     if not return_optimization_report:
         return best

@@ -6,6 +6,8 @@ from typing import Any
 
 import numpy as np
 
+from rankframe.compat.ranx.data_structures.report import format_score
+
 METHOD_LABELS = {
     "logn_isr": "LogN_ISR", "gmnz": "GMNZ", "mixed": "Mixed", "probfuse": "ProbFuse", "rbc": "RBC",
     "rrf": "RRF", "slidefuse": "SlideFuse", "w_bordafuse": "Weighted BordaFuse",
@@ -58,10 +60,7 @@ class OptimizationReport:
 
     def format_score(self, score: float) -> str:
         """The score rounded to ``rounding_digits`` (as a percentage with 2 digits fewer)."""
-        if self.show_percentages:
-            digits = max(0, self.rounding_digits - 2)
-            return f"{round(score * 100, digits):.{self.rounding_digits - 2}f}"
-        return f"{round(score, self.rounding_digits):.{self.rounding_digits}f}"
+        return format_score(score, self.rounding_digits, self.show_percentages)
 
     def to_table(self) -> str:
         """The table: a column of candidates, a column of scores, the best one marked ``*``."""

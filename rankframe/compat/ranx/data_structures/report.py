@@ -20,6 +20,18 @@ _TESTS = {
 }
 
 
+def format_score(score: float, rounding_digits: int, show_percentages: bool) -> str:
+    """``score`` rounded to ``rounding_digits``, or as a percentage with 2 digits fewer (ranx's tables).
+
+    >>> format_score(0.12345, 3, False), format_score(0.12345, 3, True)
+    ('0.123', '12.3')
+    """
+    if show_percentages:
+        digits = max(0, rounding_digits - 2)
+        return f"{round(score * 100, digits):.{digits}f}"
+    return f"{round(score, rounding_digits):.{rounding_digits}f}"
+
+
 class FrozensetDict(dict):  # type: ignore[type-arg]
     """A dict keyed by unordered pairs: ``d["a", "b"] is d[{"b", "a"}]``."""
 
@@ -68,10 +80,7 @@ class Report:
 
     def format_score(self, score: float) -> str:
         """A mean rounded to ``rounding_digits`` (as a percentage with ``show_percentages``)."""
-        if self.show_percentages:
-            digits = max(0, self.rounding_digits - 2)
-            return f"{round(score * 100, digits):.{digits}f}"
-        return f"{round(score, self.rounding_digits):.{self.rounding_digits}f}"
+        return format_score(score, self.rounding_digits, self.show_percentages)
 
     def get_metric_label(self, m: str) -> str:
         """A metric's column title: ``ndcg@10`` -> ``NDCG@10``, ``rbp.95`` -> ``RBP.95``."""
