@@ -154,15 +154,23 @@ def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
     return out.sort([*prep.keys, Q], nulls_last=True).collect(engine="in-memory")
 
 
+def missing_is_said(complete: bool, null_group: bool, none_match: bool) -> bool:
+    """Whether judged queries missing from a run are warned of (every engine's rule).
+
+    Always without ``complete``; with it (trec_eval's ``-c``, the zeros asked for) only where
+    they land in a group the user did not name (``null_group``: a null breakdown key) or where
+    no judged query has results at all (``none_match``: ids that do not match).
+    """
+    return not complete or null_group or none_match
+
+
 def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
     """Warn of judged queries missing from the run and of run queries without judgments."""
     missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
     keys = prep.keys
     own = [k for k in keys if k != "run" and k not in _qrels_keys(prep)]
     none_match = missing.height and not raw.filter(pl.col(HAS_QRELS) & pl.col(HAS_RUN)).height
-    # complete=True (trec_eval -c) asked for the missing queries' zeros: said only where they
-    # land in a group the user did not name (a null breakdown key), or where no query matched
-    if missing.height and (not prep.opts.complete or own or none_match):
+    if missing.height and missing_is_said(prep.opts.complete, bool(own), bool(none_match)):
         n = missing.select(Q).n_unique()
         first = missing.sort([*keys, Q], nulls_last=True).row(0, named=True)
         shown = [k for k in keys if k not in own]

@@ -387,20 +387,18 @@ def per_query_frame(
     memory plan is :func:`evaluate`'s, which evaluates the frames when they need partitions.
     """
     memory.user_limit()  # a malformed RANKFRAME_MEMORY_LIMIT is refused before anything is read
-    prep = None
+    wide = None
     if not any(is_subtopic(m) for m in measures):  # ndeval's: evaluate's subtopic plan
         prep = prepare(qrels, run, measures, validate=False, cast_grades=False, **options)
         partitions, _ = _memory_plan(prep, "auto", None, [qrels, run])
         measures = prep.measures
-        if partitions is not None:
-            prep = None
-    names = [repr(m) for m in measures]
-    if prep is not None:  # one plan
-        prep.engine = _engine(prep, [qrels, run])
-        wide = per_query_wide(prep, warn=False, validate=True)
-    else:  # query partitions or subtopics: evaluate's own path, its long layout back to wide
+        if partitions is None:  # one plan
+            prep.engine = _engine(prep, [qrels, run])
+            wide = per_query_wide(prep, warn=False, validate=True)
+    if wide is None:  # query partitions or subtopics: evaluate's own path, its long layout back to wide
         long = evaluate(qrels, run, measures, per_query=True, **options)
         wide = long.pivot(on="measure", index=Q, values="value")
+    names = [repr(m) for m in measures]
     numbers = {repr(m) for m in measures if m.DTYPE == pl.Float64 and m.KIND != "population"}
     return wide.select(Q, *[
         pl.col(n).cast(pl.Float64) if n in numbers and n in wide.columns

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from rankframe._engine.collect import missing_is_said
 from rankframe._engine.options import REL, D, Q, S
 from rankframe._errors import InputError, NoQueryInCommonWarning, RankframeWarning, warn
 from rankframe._measures import MIN_GEO_MEAN
@@ -398,8 +399,7 @@ def _warn_coverage(
     """
     n = screen["rf_missing"]
     own = [k for k in keys if k != "run" and k not in qrels_keys]
-    # as evaluate: complete=True asked for the zeros, said only in a null group or without a match
-    if n and (not complete or own or not screen["rf_common"]):
+    if n and missing_is_said(complete, bool(own), not screen["rf_common"]):
         if own:  # breakdowns of the run alone: the query is in none of its run's groups
             scope = f"in no ({', '.join(own)}) group of the run"
             zero = f" in a group of their own, with a null {', '.join(own)}"
