@@ -181,7 +181,7 @@ def test_counts_and_rows_match_polars(rows) -> None:
     if not pairs:
         rf.evaluate(qrels, run.lazy(), ["P@1"], partitions=None)
         return
-    with pytest.raises(rf.InputError) as e:  # a lazy frame is screened before the plan
+    with pytest.raises(rf.InputError) as e:  # in memory: the plan's screen, then the lookup
         rf.evaluate(qrels, run.lazy(), ["P@1"], partitions=None)
     msg = str(e.value)
     if pairs > 3:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -253,6 +254,16 @@ def duplicates_error(
         return None
     total = (found.height, int(found["_n"].sum()) - found.height)
     return InputError(_duplicates_message(found.head(3), where, sources, role, total))
+
+
+def scans_storage(lf: pl.LazyFrame) -> bool:
+    """Whether ``lf`` reads a file or a table as the plan runs (a Parquet, CSV, IPC... scan).
+
+    Its duplicates are then looked for before the plan (:func:`refuse_duplicates`, a read of the
+    key columns), not after it; frames in memory (TREC text, parsed whole, and frames given)
+    keep the plan's own screen.
+    """
+    return re.search(r"\bSCAN\b", lf.explain(optimized=False)) is not None
 
 
 #: The duplicate screen's width per input row, as :class:`~rankframe._engine.memory.Need`

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from rankframe._engine import memory
-from rankframe._engine.checks import refuse_duplicates, screen_parts
+from rankframe._engine.checks import refuse_duplicates, scans_storage, screen_parts
 from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.memory_guard import check_text, converts_memory_error
@@ -329,12 +329,12 @@ def evaluate(
             part.run_where = f"{sources[name]} (run {name!r})"
             return part
 
-        if _scanned(run):
+        if scans_storage(prep.run):
             refuse_duplicates(prep, screen_parts(prep))
         qrels_once = prep.qrels.collect().lazy()
         wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
-        if _scanned(run if judged is None else judged):
+        if scans_storage(prep.run):
             refuse_duplicates(prep, screen_parts(prep))
         wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
@@ -369,19 +369,6 @@ def evaluate(
         return _long(wide, prep.measures, [*prep.keys, Q])
     aggregated = _aggregate(wide, prep.measures, prep.keys, prep.constants, prep.opts.aggregate)
     return _long(aggregated, prep.measures, prep.keys)
-
-
-def _scanned(source: Any) -> bool:
-    """Whether a run is read from storage as the plan runs (a path or a lazy frame of one).
-
-    Its duplicates are then looked for before the plan (:func:`refuse_duplicates`, a read of
-    its key columns), not after it; frames in memory keep the plan's own screen.
-    """
-    if isinstance(source, Mapping):
-        return any(_scanned(s) for s in source.values())
-    if isinstance(source, list | tuple):
-        return any(_scanned(s) for s in source)
-    return isinstance(source, str | os.PathLike | pl.LazyFrame)
 
 
 def _engine(prep: Prepared, frames: list[pl.DataFrame]) -> Literal["auto", "in-memory"]:
