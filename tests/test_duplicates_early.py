@@ -188,3 +188,18 @@ def test_counts_and_rows_match_polars(rows) -> None:
         assert _expected_message(run) in msg
     else:  # up to three pairs: all of them named, no count
         assert f"rows in the run: {_named(_oracle(run)[2])}." in msg
+
+
+def test_the_screen_splits_to_fit_the_memory(monkeypatch) -> None:
+    from rankframe._engine import checks, memory
+
+    run = pl.LazyFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"], "score": [1.0] * 3})
+    prep = type("Prep", (), {"run": run})()
+    assert checks.screen_parts(prep) == 1
+    # 10M rows (240 MiB of screen) under 200 MiB: parts of at most ~60 MiB
+    monkeypatch.setattr(prep, "run", pl.LazyFrame({"i": range(10)}).select(pl.int_range(10_000_000)))
+    monkeypatch.setattr(memory, "available", lambda: memory.Budget(200 << 20, "test", None, ""))
+    assert checks.screen_parts(prep) == 4
+    # a budget below the fixed cost of a scan: no more parts than gain anything
+    monkeypatch.setattr(memory, "available", lambda: memory.Budget(1 << 20, "test", None, ""))
+    assert checks.screen_parts(prep) == 16

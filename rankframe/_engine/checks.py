@@ -285,7 +285,8 @@ def screen_parts(prep: Prepared) -> int:
     budget = memory.available()
     need = memory.Need(rows, SCREEN_WIDTH * rows)
     n = 1
-    while budget.known and n < memory.MAX_TRIED and not need.fits(budget, n):
+    # (parts of under 16 MiB of hashes: the fixed cost of a scan dominates, more gain nothing)
+    while budget.known and not need.fits(budget, n) and (2 * SCREEN_WIDTH + 16) * rows / n > 16 << 20:
         n *= 2
     return n
 
