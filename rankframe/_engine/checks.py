@@ -193,7 +193,7 @@ def _repeated_hashes(lf: pl.LazyFrame, keys: list[str], parts: int = 1) -> pl.Se
     measured at 10M rows: 3.6-3.9 s vs 6.2-7.1 s, 300 vs 610 MiB, the read of the two id
     columns 1.5 s of it). ``parts``: screened ``hash % parts`` by ``hash % parts``, one scan
     of the key columns each, so that each holds ``1/parts`` of the hashes
-    (:func:`rankframe._engine.memory.screen_parts`).
+    (:func:`screen_parts`).
     """
     hashed = lf.filter(pl.col(Q).is_not_null() & pl.col(D).is_not_null()).select(_pair_hash(keys))
     found = []
@@ -297,7 +297,7 @@ def refuse_duplicates(
     """Before the evaluation: raise the duplicate (query, doc) rows of the run and the qrels.
 
     The run is skipped when deduplicated (``dedupe``). ``parts``: the run's screen in that many
-    hash parts (:func:`rankframe._engine.memory.screen_parts`). ``files``: the run as its
+    hash parts (:func:`screen_parts`). ``files``: the run as its
     files (``partitions="files"``, where a (group,) query is in one file), each screened on its
     own; the error names the first file with duplicates, its rows, and the count over all files.
     Reading only the key columns, this costs a fraction of the evaluation, which then runs only

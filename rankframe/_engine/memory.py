@@ -585,4 +585,3 @@ __all__ = [
     "available", "cap_malloc_arenas", "choose_partitions", "estimate", "largest_query",
     "partitions_for", "reservations_refused", "user_limit",
 ]
-
