@@ -8,7 +8,7 @@ process (its peak RSS from ``getrusage``), interleaved over ``--rounds`` rounds,
 * ``error/<path>``: seconds until ``rf.evaluate`` raises the duplicate error, and the peak RSS,
   for one plan, ``partitions=N``, ``partitions="files"`` and the CLI (``rankframe evaluate``);
 * ``clean/<path>``: seconds of the same evaluation of the clean run (what a screen costs when
-  there is nothing to find).
+  there is nothing to find); ``clean/memory``: one plan over frames already in memory.
 
 Medians are printed as a Markdown table.
 
@@ -69,10 +69,15 @@ case, data, measures, parts = sys.argv[1], sys.argv[2], sys.argv[3].split(","), 
 kind, path = case.split("/")
 run = f"{data}/{'dup' if kind == 'error' else 'clean'}"
 qrels = f"{data}/qrels.parquet"
+if path == "memory":  # frames in memory (read before the clock starts)
+    import polars as pl
+    qrels, frame = pl.read_parquet(qrels), pl.read_parquet(run + ".parquet")
 t0 = time.perf_counter()
 err = ""
 try:
-    if path == "one-plan":
+    if path == "memory":
+        rf.evaluate(qrels, frame, measures, partitions=None)
+    elif path == "one-plan":
         rf.evaluate(qrels, run + ".parquet", measures, partitions=None)
     elif path == "hash":
         rf.evaluate(qrels, run + ".parquet", measures, partitions=parts)
@@ -95,7 +100,7 @@ print(json.dumps({"seconds": seconds, "rss_mib": rss / 1024, "error": err[:300]}
 
 CASES = [
     "error/one-plan", "error/glob", "error/hash", "error/files", "error/cli",
-    "clean/one-plan", "clean/hash", "clean/files",
+    "clean/one-plan", "clean/hash", "clean/files", "clean/memory",
 ]
 
 
