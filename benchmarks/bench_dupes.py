@@ -73,6 +73,8 @@ if path == "memory":  # frames in memory (read before the clock starts)
     import polars as pl
     qrels, frame = pl.read_parquet(qrels), pl.read_parquet(run + ".parquet")
 t0 = time.perf_counter()
+WHO = (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN)
+cpu0 = sum(u.ru_utime + u.ru_stime for u in map(resource.getrusage, WHO))
 err = ""
 try:
     if path == "memory":
@@ -93,9 +95,10 @@ try:
 except rf.InputError as e:
     err = str(e)
 seconds = time.perf_counter() - t0
-rss = max(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
-          resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-print(json.dumps({"seconds": seconds, "rss_mib": rss / 1024, "error": err[:300]}))
+me, kids = map(resource.getrusage, WHO)
+rss = max(me.ru_maxrss, kids.ru_maxrss)
+cpu = sum(u.ru_utime + u.ru_stime for u in (me, kids)) - cpu0
+print(json.dumps({"seconds": seconds, "cpu": cpu, "rss_mib": rss / 1024, "error": err[:300]}))
 """
 
 CASES = [
@@ -134,16 +137,17 @@ def main(argv: list[str] | None = None) -> None:
                 print(out.stdout, out.stderr, file=sys.stderr)
                 raise
             got[case, tree].append(res)
-            took = f"{res['seconds']:.2f} s, {res['rss_mib']:.0f} MiB"
+            took = f"{res['seconds']:.2f} s, CPU {res.get('cpu', 0):.2f} s, {res['rss_mib']:.0f} MiB"
             print(f"round {r + 1} {case} {tree}: {took}", flush=True)
     print(f"\n{a.rows:,} rows, {a.dupes} duplicated rows near the end, {a.rounds} rounds "
           f"({time.strftime('%Y-%m-%d %H:%M')})\n")
-    print("| case | tree | median s | median peak RSS MiB | error (first round) |")
-    print("|---|---|---|---|---|")
+    print("| case | tree | median s | median CPU s | median peak RSS MiB | error (first round) |")
+    print("|---|---|---|---|---|---|")
     for (case, tree), res in got.items():
         s = statistics.median(x["seconds"] for x in res)
+        c = statistics.median(x.get("cpu", float("nan")) for x in res)
         m = statistics.median(x["rss_mib"] for x in res)
-        print(f"| {case} | {tree} | {s:.2f} | {m:.0f} | {res[0]['error'][:200]} |")
+        print(f"| {case} | {tree} | {s:.2f} | {c:.2f} | {m:.0f} | {res[0]['error'][:200]} |")
 
 
 if __name__ == "__main__":
