@@ -123,13 +123,24 @@ def test_frames_partitioned_count_the_whole_input(no_plan) -> None:
         rf.evaluate(qrels, dup, MEASURES, partitions=4)
 
 
-def test_qrels_duplicates_too(tmp_path, no_plan) -> None:
+def _qrels_with_duplicates(tmp_path) -> tuple[pl.DataFrame, str, str]:
     run, qrels = _data()
-    dup = pl.concat([qrels, qrels.tail(4)])
-    dup.write_parquet(tmp_path / "qrels.parquet")
+    pl.concat([qrels, qrels.tail(4)]).write_parquet(tmp_path / "qrels.parquet")
     said = r"in the qrels: 4 \(query, doc\) pairs listed more than once \(4 extra rows\)"
+    return run, str(tmp_path / "qrels.parquet"), said
+
+
+def test_qrels_duplicates_before_partitions(tmp_path, no_plan) -> None:
+    run, qrels, said = _qrels_with_duplicates(tmp_path)
     with pytest.raises(rf.InputError, match=said):
-        rf.evaluate(str(tmp_path / "qrels.parquet"), run, MEASURES, partitions=2)
+        rf.evaluate(qrels, run, MEASURES, partitions=2)
+
+
+def test_qrels_duplicates_of_one_plan_counted_whole(tmp_path) -> None:
+    # one plan leaves the judgments to its own screen (no second read of them): the same count
+    run, qrels, said = _qrels_with_duplicates(tmp_path)
+    with pytest.raises(rf.InputError, match=said):
+        rf.evaluate(qrels, run, MEASURES, partitions=None)
 
 
 def test_cli_says_the_total_before_evaluating(files, no_plan, capsys) -> None:

@@ -292,12 +292,17 @@ def screen_parts(prep: Prepared) -> int:
 
 
 def refuse_duplicates(
-    prep: Prepared, parts: int = 1, files: Sequence[tuple[pl.LazyFrame, str]] | None = None
+    prep: Prepared,
+    parts: int = 1,
+    files: Sequence[tuple[pl.LazyFrame, str]] | None = None,
+    *,
+    qrels: bool = True,
 ) -> None:
     """Before the evaluation: raise the duplicate (query, doc) rows of the run and the qrels.
 
-    The run is skipped when deduplicated (``dedupe``). ``parts``: the run's screen in that many
-    hash parts (:func:`screen_parts`). ``files``: the run as its
+    The run is skipped when deduplicated (``dedupe``); the qrels without ``qrels`` (one plan,
+    whose own screen sees every judgment, counted whole). ``parts``: the run's screen in that
+    many hash parts (:func:`screen_parts`). ``files``: the run as its
     files (``partitions="files"``, where a (group,) query is in one file), each screened on its
     own; the error names the first file with duplicates, its rows, and the count over all files.
     Reading only the key columns, this costs a fraction of the evaluation, which then runs only
@@ -325,7 +330,7 @@ def refuse_duplicates(
                 raise error
     except (pl.exceptions.PolarsError, OSError):
         return  # unreadable: the evaluation's own checks say where
-    if prep.qrels_given:
+    if qrels and prep.qrels_given:
         error = None
         with contextlib.suppress(pl.exceptions.PolarsError, OSError):
             error = duplicates_error(prep.qrels, qrels_keys, prep.qrels_where, {}, "qrels")

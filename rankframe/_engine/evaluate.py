@@ -330,12 +330,12 @@ def evaluate(
             return part
 
         if scans_storage(prep.run):
-            refuse_duplicates(prep, screen_parts(prep))
+            refuse_duplicates(prep, screen_parts(prep), qrels=False)
         qrels_once = prep.qrels.collect().lazy()
         wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
-        if scans_storage(prep.run):
-            refuse_duplicates(prep, screen_parts(prep))
+        if scans_storage(prep.run):  # (the plan's screen counts the judgments whole)
+            refuse_duplicates(prep, screen_parts(prep), qrels=False)
         wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
             with atomic_path(output) as tmp:  # complete at the destination, or absent
