@@ -201,8 +201,9 @@ def evaluate(
         already.
     dedupe
         Duplicate (query, doc) rows of a run (logs often hold the same impression twice):
-        ``None`` (default) refuses them, naming how many and the first ones, as trec_eval
-        does; ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
+        ``None`` (default) refuses them, naming how many and the first ones with their rows,
+        as trec_eval does (for a run read from storage, before the evaluation: a read of its id
+        columns); ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
         doc), ``"first"`` the first one (in file order for text files, whose lines are known;
         else in the frame's order). Rows with a missing or non-finite score are kept, so that
         the checks name them.
