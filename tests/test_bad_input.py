@@ -367,7 +367,7 @@ def test_a_hash_collision_only_costs_a_rescan(qrels, run, monkeypatch):
     import rankframe._engine.collect as ev
 
     real = ev._validate
-    monkeypatch.setattr(ev, "_validate", lambda prep: calls.append(1) or real(prep))
+    monkeypatch.setattr(ev, "_validate", lambda prep, **kw: calls.append(1) or real(prep, **kw))
     got = rf.evaluate(qrels, run, ["AP", "nDCG@10"], per_query=True)
     assert calls == [1]
     assert got.equals(expected)

@@ -495,7 +495,7 @@ def test_duplicates_are_counted_and_named_before_a_fix() -> None:
     run = pl.DataFrame({"query_id": [f"q{i}" for i in range(6) for _ in range(2)],
                         "doc_id": ["a"] * 12, "score": [1.0, 2.0] * 6})
     with pytest.raises(rf.InputError, match=r"6 \(query, doc\) pairs listed more than once \(6 extra rows\), "
-                       r"e\.g\. \('q0', 'a'\) x2; .*dedupe='best'"):
+                       r"e\.g\. \('q0', 'a'\) x2 \(row index 0, 1\); .*dedupe='best'"):
         rf.evaluate({"q0": {"a": 1}}, run, ["RR"])
     with pytest.raises(rf.MeasureError, match="'dedupe' option must be None, 'best' or 'first'"):
         rf.evaluate({"q0": {"a": 1}}, run, ["RR"], dedupe="max")

@@ -17,6 +17,7 @@ from rankframe._engine.options import (
     BAD_QRELS,
     BAD_RUN,
     CHECKS,
+    DUP,
     HAS_QRELS,
     HAS_RUN,
     N_RET,
@@ -130,7 +131,8 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
         raise
     if in_plan:
         if any(raw.get_column(flag).any() for flag in CHECKS):  # (Series: no query to plan)
-            _validate(unchecked)  # raises the exact error; passes on a mere hash collision
+            # raises the exact error; passes on a mere hash collision
+            _validate(unchecked, flagged=bool(raw.get_column(DUP).any()))
         raw = raw.drop(CHECKS)
     return raw
 

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from rankframe._engine import memory
+from rankframe._engine.checks import refuse_duplicates, scans_storage, screen_parts
 from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.memory_guard import check_text, converts_memory_error
@@ -200,8 +201,9 @@ def evaluate(
         already.
     dedupe
         Duplicate (query, doc) rows of a run (logs often hold the same impression twice):
-        ``None`` (default) refuses them, naming how many and the first ones, as trec_eval
-        does; ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
+        ``None`` (default) refuses them, naming how many and the first ones with their rows,
+        as trec_eval does (for a run read from storage, before the evaluation: a read of its id
+        columns); ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
         doc), ``"first"`` the first one (in file order for text files, whose lines are known;
         else in the frame's order). Rows with a missing or non-finite score are kept, so that
         the checks name them.
@@ -328,15 +330,19 @@ def evaluate(
             part.run_where = f"{sources[name]} (run {name!r})"
             return part
 
+        if scans_storage(prep.run):
+            refuse_duplicates(prep, screen_parts(prep), qrels=False)
         qrels_once = prep.qrels.collect().lazy()
         wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
+        if scans_storage(prep.run):  # (the plan's screen counts the judgments whole)
+            refuse_duplicates(prep, screen_parts(prep), qrels=False)
         wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
             with atomic_path(output) as tmp:  # complete at the destination, or absent
                 _long(wide, prep.measures, [*prep.keys, Q]).write_parquet(tmp)
     else:
-        from rankframe._engine.partition import evaluate_parts
+        from rankframe._engine.partition import evaluate_parts, run_files
 
         # one named run ({name: path}, as the CLI passes it) keeps its name in each file
         run_name, run_path = None, run
@@ -350,6 +356,12 @@ def evaluate(
                 constants=prep.constants, **options,
             )
 
+        # duplicates are said before the partitions' evaluation, counted over the whole input
+        if partitions == "files":
+            files = [(reprepare(f).run, f) for f in run_files(run_path)]
+            refuse_duplicates(prep, files=files)
+        else:
+            refuse_duplicates(prep, screen_parts(prep))
         wide = evaluate_parts(
             prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
         )
