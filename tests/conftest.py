@@ -46,6 +46,25 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 #: subprocess with the import redirected: never collected here (they import the real libraries)
 collect_ignore_glob = ["data/*"]
 
+#: The test files that take longest (worker seconds of a full run, 2026-11-28, longest first).
+#: pytest -q runs files in two processes (``--dist loadfile``), handing out the next file as a
+#: process frees: these go out first, so that the run does not end on one long file while the
+#: other process idles (xdist's own reordering, by number of tests, put the Spark files last).
+LONGEST_FIRST = (
+    "test_sql_spark_engine.py", "test_report.py", "test_spark.py", "test_sql_engines.py",
+    "test_partitions.py", "test_sql.py", "test_memory.py", "test_compat_ranx.py",
+    "test_determinism.py", "test_storage.py", "test_rank_compare.py", "test_peer_suite_ranx.py",
+    "test_edge_matrix.py", "test_sql_postgres.py", "test_sql_duckdb_engine.py",
+    "test_atomic_outputs.py", "test_sql_families.py", "test_spark_recsys.py",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The files of :data:`LONGEST_FIRST` first, in that order; the others after, as collected."""
+    rank = {name: i for i, name in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))  # stable: a file's order kept
+
+
 _ROOT = str(Path(__file__).resolve().parent.parent)
 if _ROOT not in sys.path:
     sys.path.append(_ROOT)  # after site-packages: the installed rankframe stays the one imported

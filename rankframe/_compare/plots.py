@@ -224,8 +224,18 @@ def _diff_figure(
     _style(ax)
     bar_colors = [_POSITIVE if v > 0 else _NEGATIVE if v < 0 else _TIE for v in d]
     x = np.arange(n)
-    if n <= 300:
-        ax.bar(x, d, width=0.9, color=bar_colors, linewidth=0)
+    if n <= 300:  # the bars as one collection: ax.bar adds a patch per query (~10 ms each)
+        from matplotlib.collections import PolyCollection
+
+        edges = np.column_stack([x - 0.45, x + 0.45])
+        bars = PolyCollection(
+            [[(x0, 0.0), (x0, v), (x1, v), (x1, 0.0)] for (x0, x1), v in zip(edges, d, strict=True)],
+            facecolors=bar_colors,
+            linewidths=0,
+        )
+        bars.sticky_edges.y.append(0.0)  # as a bar's base: no margin below zero
+        ax.add_collection(bars, autolim=True)
+        ax.autoscale_view()
     else:  # one area per sign instead of thousands of bars (keeps the SVG small)
         ax.fill_between(x, d, 0, where=d > 0, color=_POSITIVE, step="mid", linewidth=0)
         ax.fill_between(x, d, 0, where=d < 0, color=_NEGATIVE, step="mid", linewidth=0)
