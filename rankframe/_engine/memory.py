@@ -35,14 +35,10 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
 - Inputs parsed whole before the plan (TREC text) and ``MemoryError``: see
   :mod:`rankframe._engine.memory_guard`.
 
-Under an address-space limit glibc's malloc is a hazard of its own: each thread that allocates
-gets an arena that reserves 64 MiB of address space (8 per core), so a limit of a few GiB is
-spent on reservations before the data arrives. :func:`cap_malloc_arenas` (called when
-rankframe is imported, and only when such a limit is set) caps them at 2 (``mallopt
-M_ARENA_MAX``): Polars allocates through its own allocator, so nothing is slower.
+Under an address-space limit the allocators' reservations count: see
+:mod:`rankframe._engine.allocator` (set when rankframe is imported).
 
-This module imports only the standard library at the top: ``import rankframe`` calls
-:func:`cap_malloc_arenas` before Polars starts its threads.
+This module imports only the standard library at the top.
 """
 
 from __future__ import annotations
@@ -52,9 +48,10 @@ import math
 import os
 import re
 import resource
-import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from rankframe._engine.allocator import _limit
 
 if TYPE_CHECKING:
     import polars as pl
@@ -78,56 +75,6 @@ SAMPLE = 4096
 MiB = 1 << 20
 _FIXED = 64 * MiB  # resident overhead of one plan (scan buffers, thread-local state)
 _FIXED_ADDRESS = 96 * MiB  # address space of one plan (thread stacks, allocator arenas)
-_M_ARENA_MAX = -8  # glibc's mallopt parameter
-
-
-def _limit(which: int) -> int | None:
-    try:
-        soft, _ = resource.getrlimit(which)
-    except (ValueError, OSError):  # pragma: no cover - unsupported on this platform
-        return None
-    return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
-
-
-def address_limited() -> bool:
-    """Whether an address-space limit is set (``RLIMIT_AS``, ``RLIMIT_DATA``).
-
-    What the process reserves then counts, whether or not it is ever touched.
-    """
-    return _limit(resource.RLIMIT_AS) is not None or _limit(resource.RLIMIT_DATA) is not None
-
-
-def reservations_refused() -> bool:
-    """Whether address space reserved and never touched may be refused.
-
-    Under an address-space limit (:func:`address_limited`), or the kernel's strict overcommit
-    accounting (``vm.overcommit_memory = 2``), which counts every reservation.
-    """
-    if address_limited():
-        return True
-    return (_read("/proc/sys/vm/overcommit_memory") or "").strip() == "2"
-
-
-def cap_malloc_arenas() -> bool:
-    """Cap glibc's malloc arenas at 2 when an address-space limit is set; return whether done.
-
-    Each arena reserves 64 MiB of address space, which ``RLIMIT_AS`` and ``RLIMIT_DATA`` count
-    although nothing is resident. A no-op without such a limit, on other C libraries (musl's
-    ``mallopt`` ignores the parameter) and on other systems.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    if not address_limited():
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        return bool(libc.mallopt(_M_ARENA_MAX, 2))
-    except (OSError, AttributeError):  # pragma: no cover - no mallopt (not glibc)
-        return False
-
-
 # --- what is available ---------------------------------------------------------------------
 
 _UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
@@ -582,6 +529,6 @@ def unlikely_to_fit(prep: Prepared, n: int) -> str | None:
 
 
 __all__ = [
-    "available", "cap_malloc_arenas", "choose_partitions", "estimate", "largest_query",
-    "partitions_for", "reservations_refused", "user_limit",
+    "available", "choose_partitions", "estimate", "largest_query",
+    "partitions_for", "user_limit",
 ]
