@@ -23,7 +23,7 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
   qrels). Calibrated on the benchmark data (1M-10M rows, string and integer ids, 1-128
   partitions), on the log scenario's 2M and 20M rows and on the 5M rows of
   ``tests/test_memory.py`` (``benchmarks/memory_calibration.py``): the address space of one
-  part measures 1.2-3.5 times under the estimate (many parts of few rows: 1.2-1.4), the resident
+  part measures 1.3-2.4 times under the estimate (many parts of few rows: 1.3-1.5), the resident
   peak 1.2-2.6 times; many measures count up to 1.5 times, measures comparing rankings twice.
 - **The decision** (:func:`choose_partitions`): one plan when it fits in 90% of both budgets,
   else the fewest hash partitions (2, 4, ... 256, and under a limit on to 4096 before
