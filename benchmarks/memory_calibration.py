@@ -4,7 +4,9 @@ For each input form and partition count, a child process evaluates the inputs wi
 ``partitions=N`` under a generous address-space limit (so that ``cap_malloc_arenas`` acts as it
 does under a real one) and reports what it used beyond what it held before the evaluation:
 address space (``VmPeak`` less ``VmSize`` before) and resident memory (``VmHWM`` less ``VmRSS``
-before), beside :class:`~rankframe._engine.memory.Need`'s ``address(N)`` and ``resident(N)``.
+before), beside :class:`~rankframe._engine.memory.Need`'s ``address(N)`` and ``resident(N)``,
+and the address space after the first part (its peak; the whole peak less it is the growth part
+after part, which Polars' allocator keeping its mappings made: RESULTS.md, 2026-11-28).
 The ratio estimate / measured should stay above 1 (the plan refuses what does not fit) and not far
 above it (the plan refuses what would fit: issue 40's case). Then, per form, the smallest
 ``ulimit -v`` under which ``partitions="auto"`` completes is compared with what the plan asks.
@@ -15,7 +17,9 @@ Usage::
         --parts 1 4 16 64 --forms judged pair
 
 The data are the log scenario's (``benchmarks/logs_scenario.py`` generates them): ``judged`` reads
-the files once as a judged frame, ``pair`` passes them as qrels and as run (the same rows twice).
+the files once as a judged frame, ``pair`` passes them as qrels and as run (the same rows twice);
+``plain`` evaluates ``--qrels`` and ``--run`` files with rankframe's column names (e.g. the 5M
+rows of ``tests/test_memory.py`` that ``benchmarks/experiments/memory_flake_loop.py`` writes).
 """
 
 from __future__ import annotations
