@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rankframe._engine.memory import cap_malloc_arenas
+from rankframe._engine.allocator import configure as _configure_allocators
 
-# before Polars starts its threads: under ulimit -v, glibc's per-thread malloc arenas would
-# reserve 64 MiB of address space each (see rankframe._engine.memory)
-cap_malloc_arenas()
+# before Polars loads and starts its threads: under ulimit -v, glibc's per-thread malloc arenas
+# would reserve 64 MiB of address space each, and Polars' jemalloc would keep every mapping it
+# has made (see rankframe._engine.allocator)
+_configure_allocators()
 
 from rankframe import expr, measures, sql
 from rankframe._engine.evaluate import evaluate, explain

@@ -15,14 +15,16 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
 - **What a plan needs** (:func:`estimate`): from the row counts of the prepared inputs (Parquet
   metadata; frames already in memory) and their row width (8 bytes a number, 16 a string view
   plus the bytes of strings longer than 12, from a sample), one plan's share
-  ``V = 2 * bytes + 16 * rows``: a part of ``n`` partitions needs ``64 MiB + 0.05 V + V / n``
-  resident and ``1.15 (96 MiB + 0.1 V + V / n)`` of address space (each part scans every input,
-  hence the floor). Only the columns the plan reads count (a log's label is not read as the
-  run, its score not as the qrels). Calibrated on the benchmark data (1M-10M rows, string and
-  integer ids, 1-128 partitions), where it over-states the measured peak by 10-60%, and on the
-  log scenario's 20M rows (``benchmarks/memory_calibration.py``): 35-100% for one part's
-  address space (the margin that the growth over many parts takes) and 2.3-2.6 times the
-  resident peak; many measures count up to 1.5 times, measures comparing rankings twice.
+  ``V = 2 * bytes + 16 * rows``: a part of ``n`` partitions needs ``80 MiB + 0.05 V + V / n``
+  resident and ``1.15 (144 MiB + 0.04 V + V / n)`` of address space (each part scans every
+  input, hence the floor), ``1.15 (96 MiB + 0.2 V + V / n)`` where Polars' allocator keeps the
+  address space it frees, which then grows part after part (:data:`ADDRESS_FLOOR`). Only the
+  columns the plan reads count (a log's label is not read as the run, its score not as the
+  qrels). Calibrated on the benchmark data (1M-10M rows, string and integer ids, 1-128
+  partitions), on the log scenario's 2M and 20M rows and on the 5M rows of
+  ``tests/test_memory.py`` (``benchmarks/memory_calibration.py``): the address space of one
+  part measures 1.3-2.4 times under the estimate (many parts of few rows: 1.3-1.5), the resident
+  peak 1.2-2.6 times; many measures count up to 1.5 times, measures comparing rankings twice.
 - **The decision** (:func:`choose_partitions`): one plan when it fits in 90% of both budgets,
   else the fewest hash partitions (2, 4, ... 256, and under a limit on to 4096 before
   refusing) whose part fits; when none fits a limit,
@@ -35,14 +37,10 @@ kernel's OOM killer ends it. Both are foreseeable from the inputs, so ``partitio
 - Inputs parsed whole before the plan (TREC text) and ``MemoryError``: see
   :mod:`rankframe._engine.memory_guard`.
 
-Under an address-space limit glibc's malloc is a hazard of its own: each thread that allocates
-gets an arena that reserves 64 MiB of address space (8 per core), so a limit of a few GiB is
-spent on reservations before the data arrives. :func:`cap_malloc_arenas` (called when
-rankframe is imported, and only when such a limit is set) caps them at 2 (``mallopt
-M_ARENA_MAX``): Polars allocates through its own allocator, so nothing is slower.
+Under an address-space limit the allocators' reservations count: see
+:mod:`rankframe._engine.allocator` (set when rankframe is imported).
 
-This module imports only the standard library at the top: ``import rankframe`` calls
-:func:`cap_malloc_arenas` before Polars starts its threads.
+This module imports only the standard library at the top.
 """
 
 from __future__ import annotations
@@ -52,15 +50,17 @@ import math
 import os
 import re
 import resource
-import sys
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
+
+from rankframe._engine.allocator import _limit, returns_address_space
 
 if TYPE_CHECKING:
     import polars as pl
 
     from rankframe._engine.options import Prepared
 
+MiB = 1 << 20
 #: The share of a budget a plan may take (the rest: the caller's objects, the output frames).
 SHARE = 0.9
 #: The most hash partitions ``partitions="auto"`` uses where it need not (each re-scans the
@@ -68,64 +68,28 @@ SHARE = 0.9
 MAX_PARTITIONS = 256
 #: Under a limit, the most it tries before refusing (a part's share of the rows still falls).
 MAX_TRIED = 4096
-#: Each part's fixed share of one plan's address space (scan buffers of every input, its
-#: decoded row groups). One part's peak measures 3-7% (benchmarks/memory_calibration.py), but
-#: the process's address space grows part after part: 128 parts of the log scenario planned
-#: with 7% at a 1.0 GiB budget aborted after the last one (RESULTS.md). 10% held.
-ADDRESS_FLOOR = 0.1
+#: Each part's address space beyond its share of the rows: a fixed part (thread stacks, the
+#: allocators' arenas, scan buffers of every input) and a share of one plan, by whether Polars'
+#: allocator returns the address space it frees (:mod:`rankframe._engine.allocator`, which sets
+#: it under a limit). Measured (``benchmarks/memory_calibration.py``, RESULTS.md 2026-11-28):
+#:
+#: - it returns it: the address space stays level part after part (the 5M-row test data in 8
+#:   parts: 426 MiB ``VmPeak`` after the first, 447 after the last), and one part's peak above
+#:   the imports falls to a floor that grows with the inputs: 150-160 MiB for the 2M-row log in
+#:   32 and 128 parts (one plan estimated at 755 MiB), 441 and 453 MiB for the 20M-row log in
+#:   16 and 64 (7543 MiB): about 135 MiB and 4% of one plan; taken as 144 MiB and 4%, then
+#:   15% more (the 20M-row log's 64 parts: 649 MiB estimated).
+#: - it keeps it (Polars imported before rankframe, or ``retain`` set otherwise): the address
+#:   space grows part after part, by up to 17% of one plan on the test data (4 parts: 286 MiB
+#:   after the first, 406 after the last); 128 parts of the 20M-row log planned with 7%
+#:   aborted after the last one, and the test's 2 parts planned with 10% aborted in the second
+#:   (a CI flake): 96 MiB and 20%.
+ADDRESS_FLOOR = {True: (144 * MiB, 0.04), False: (96 * MiB, 0.2)}
 #: Rows sampled for the width of string columns.
 SAMPLE = 4096
-MiB = 1 << 20
-_FIXED = 64 * MiB  # resident overhead of one plan (scan buffers, thread-local state)
-_FIXED_ADDRESS = 96 * MiB  # address space of one plan (thread stacks, allocator arenas)
-_M_ARENA_MAX = -8  # glibc's mallopt parameter
-
-
-def _limit(which: int) -> int | None:
-    try:
-        soft, _ = resource.getrlimit(which)
-    except (ValueError, OSError):  # pragma: no cover - unsupported on this platform
-        return None
-    return None if soft == resource.RLIM_INFINITY or soft < 0 else soft
-
-
-def address_limited() -> bool:
-    """Whether an address-space limit is set (``RLIMIT_AS``, ``RLIMIT_DATA``).
-
-    What the process reserves then counts, whether or not it is ever touched.
-    """
-    return _limit(resource.RLIMIT_AS) is not None or _limit(resource.RLIMIT_DATA) is not None
-
-
-def reservations_refused() -> bool:
-    """Whether address space reserved and never touched may be refused.
-
-    Under an address-space limit (:func:`address_limited`), or the kernel's strict overcommit
-    accounting (``vm.overcommit_memory = 2``), which counts every reservation.
-    """
-    if address_limited():
-        return True
-    return (_read("/proc/sys/vm/overcommit_memory") or "").strip() == "2"
-
-
-def cap_malloc_arenas() -> bool:
-    """Cap glibc's malloc arenas at 2 when an address-space limit is set; return whether done.
-
-    Each arena reserves 64 MiB of address space, which ``RLIMIT_AS`` and ``RLIMIT_DATA`` count
-    although nothing is resident. A no-op without such a limit, on other C libraries (musl's
-    ``mallopt`` ignores the parameter) and on other systems.
-    """
-    if not sys.platform.startswith("linux"):
-        return False
-    if not address_limited():
-        return False
-    try:
-        import ctypes
-
-        libc = ctypes.CDLL(None)
-        return bool(libc.mallopt(_M_ARENA_MAX, 2))
-    except (OSError, AttributeError):  # pragma: no cover - no mallopt (not glibc)
-        return False
+# resident overhead of one plan (scan buffers, thread-local state): one part of the 2M-row log
+# in 128 measured 118 MiB (VmHWM) where 64 MiB + 5% of one plan made 108
+_FIXED = 80 * MiB
 
 
 # --- what is available ---------------------------------------------------------------------
@@ -358,10 +322,11 @@ class Need:
 
     def address(self, n: int | None = 1) -> int:
         """Address space of the largest of ``n`` query partitions."""
-        # measured: 80 MiB + 3-7% of one plan + its part, and growth over many parts
-        # (ADDRESS_FLOOR); allowed 15% more
+        # a fixed part and a share of one plan, by the allocator (ADDRESS_FLOOR), and the
+        # part's rows; allowed 15% more
+        fixed, share = ADDRESS_FLOOR[returns_address_space()]
         part = self._var * (self.share(n) + self._floor)
-        return int(1.15 * (_FIXED_ADDRESS + ADDRESS_FLOOR * self._var + part))
+        return int(1.15 * (fixed + share * self._var + part))
 
     def fits(self, budget: Budget, n: int | None = 1, share: float = SHARE) -> bool:
         """Whether the largest of ``n`` partitions fits in ``share`` of both budgets."""
@@ -582,6 +547,6 @@ def unlikely_to_fit(prep: Prepared, n: int) -> str | None:
 
 
 __all__ = [
-    "available", "cap_malloc_arenas", "choose_partitions", "estimate", "largest_query",
-    "partitions_for", "reservations_refused", "user_limit",
+    "available", "choose_partitions", "estimate", "largest_query",
+    "partitions_for", "user_limit",
 ]

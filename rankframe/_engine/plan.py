@@ -21,9 +21,9 @@ from typing import TYPE_CHECKING
 
 import polars as pl
 
+from rankframe._engine.allocator import reservations_refused
 from rankframe._engine.combine import _combine, _uses_partials
 from rankframe._engine.hits import hits_level, hits_plan, ranked_run
-from rankframe._engine.memory import reservations_refused
 from rankframe._engine.options import (
     BAD_QRELS,
     BAD_RUN,
