@@ -27,7 +27,13 @@ from typing import Any
 
 import polars as pl
 
-from rankframe._engine.checks import _bad_rows_message, _duplicates_message, _fractional_message, _place
+from rankframe._engine.checks import (
+    _bad_rows_message,
+    _duplicates_message,
+    _fractional_message,
+    _place,
+    _validate,
+)
 from rankframe._engine.collect import _warn_coverage
 from rankframe._engine.options import HAS_QRELS, HAS_RUN, REL, D, Prepared, Q, S
 from rankframe._engine.prepare import MeasureSpec, _named_runs, _qrels_keys, prepare
@@ -215,6 +221,8 @@ def _check(con: Any, prep: Prepared, keys: list[str], qkeys: list[str]) -> None:
         return
     found = con.sql(transpile(checks(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb"))
     problems = {(i, p): (q, d, v) for i, p, _, q, d, v in found.fetchall()}
+    if problems:  # evaluate's own error, word for word (duplicates counted, with their rows)
+        _validate(prep, flagged=any(p == "duplicate" for _, p in problems))
     for role, problem, column in _ORDER:
         if (role, problem) not in problems:
             continue
