@@ -363,3 +363,22 @@ def test_spark_tasks_read_s3_with_the_options(s3, spark_session):
     with pytest.raises(rf.InputError, match="not storage_options"):
         rfs.evaluate(f"{S3}/qrels.parquet", f"{S3}/run.parquet", ["AP"], spark=spark,
                      storage_options=so, engine="sql")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # seen in CI: the digits of the request's duration are not an HTTP status
+        ("Generic S3 error: Error performing GET http://127.0.0.1:9/b/run.parquet in 403.095µs - "
+         "HTTP error: error sending request", "the store cannot be reached"),
+        ("Error performing GET http://127.0.0.1:9/b/r in 401µs - HTTP error: error sending request",
+         "the store cannot be reached"),
+        ("Client error with status 403 Forbidden: <Error><Code>AccessDenied</Code>", "access denied"),
+        ("Received HTTP status (401) from the server", "access denied"),
+    ],
+)
+def test_an_http_status_is_told_from_a_duration(text: str, expected: str) -> None:
+    from rankframe._io.storage import storage_error
+
+    message = str(storage_error("run", "s3://b/run.parquet", OSError(text)))
+    assert expected in message, message

@@ -208,6 +208,12 @@ def _keys_hint(path: str) -> str:
     return f" (for {scheme(path)}:// e.g. {keys})" if keys else ""
 
 
+#: An HTTP status 401 or 403 in an error's text, not the digits of a duration or a size
+#: ("Error performing GET ... in 403.095µs - HTTP error: error sending request" is a store
+#: that cannot be reached)
+_DENIED = re.compile(r"(?<![\w.])40[13](?![\w.])")
+
+
 def storage_error(kind: str, path: str, error: BaseException) -> InputError:
     """The :class:`InputError` for a failure to read ``path``: what went wrong and the fix."""
     text = str(error)
@@ -228,9 +234,9 @@ def storage_error(kind: str, path: str, error: BaseException) -> InputError:
             "(a folder needs Parquet files or a Delta table in it) and that the endpoint is the "
             f"store that holds it ({fix})."
         )
-    elif isinstance(error, PermissionError) or any(
+    elif isinstance(error, PermissionError) or _DENIED.search(text) or any(
         s in lowered for s in (
-            "403", "401", "forbidden", "accessdenied", "access denied", "invalidaccesskeyid",
+            "forbidden", "accessdenied", "access denied", "invalidaccesskeyid",
             "signaturedoesnotmatch", "credential", "unauthorized", "169.254.169.254",
         )
     ):
