@@ -246,14 +246,29 @@ def duplicates_error(
     ``rows``: name the row indexes (not where they would mislead: runs stacked from several
     sources).
     """
+    return _pairs_error([(_found_pairs(lf, keys, parts, rows), where)], sources, role)
+
+
+def _found_pairs(lf: pl.LazyFrame, keys: list[str], parts: int = 1, rows: bool = True) -> pl.DataFrame | None:
+    """:func:`_duplicated_pairs` of ``lf`` screened by :func:`_repeated_hashes`; None when none."""
     hashes = _repeated_hashes(lf, keys, parts)
-    if not hashes.len():
+    found = _duplicated_pairs(lf, keys, hashes, rows) if hashes.len() else None
+    return found if found is not None and found.height else None  # (empty: a mere hash collision)
+
+
+def _pairs_error(
+    found: Sequence[tuple[pl.DataFrame | None, str]], sources: Mapping[str, str], role: str
+) -> InputError | None:
+    """The error for the duplicated pairs of one input or of its files, or None when none.
+
+    The first place that has some is named, with its first three pairs; the count is over all.
+    """
+    found = [(f, where) for f, where in found if f is not None]
+    if not found:
         return None
-    found = _duplicated_pairs(lf, keys, hashes, rows)
-    if not found.height:  # a mere hash collision
-        return None
-    total = (found.height, int(found["_n"].sum()) - found.height)
-    return InputError(_duplicates_message(found.head(3), where, sources, role, total))
+    total = sum(f.height for f, _ in found), sum(int(f["_n"].sum()) - f.height for f, _ in found)
+    first, where = found[0]
+    return InputError(_duplicates_message(first.head(3), where, sources, role, total))
 
 
 def scans_storage(lf: pl.LazyFrame) -> bool:
@@ -293,7 +308,6 @@ def screen_parts(prep: Prepared) -> int:
 
 def refuse_duplicates(
     prep: Prepared,
-    parts: int = 1,
     files: Sequence[tuple[pl.LazyFrame, str]] | None = None,
     *,
     qrels: bool = True,
@@ -301,8 +315,8 @@ def refuse_duplicates(
     """Before the evaluation: raise the duplicate (query, doc) rows of the run and the qrels.
 
     The run is skipped when deduplicated (``dedupe``); the qrels without ``qrels`` (one plan,
-    whose own screen sees every judgment, counted whole). ``parts``: the run's screen in that
-    many hash parts (:func:`screen_parts`). ``files``: the run as its
+    whose own screen sees every judgment, counted whole). The run's screen runs in as many
+    hash parts as the memory needs (:func:`screen_parts`). ``files``: the run as its
     files (``partitions="files"``, where a (group,) query is in one file), each screened on its
     own; the error names the first file with duplicates, its rows, and the count over all files.
     Reading only the key columns, this costs a fraction of the evaluation, which then runs only
@@ -310,24 +324,16 @@ def refuse_duplicates(
     """
     qrels_keys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     try:
+        error = None
         if prep.opts.dedupe is None and files is not None:
-            found = []
-            for lf, where in files:
-                hashes = _repeated_hashes(lf, prep.keys)
-                pairs = _duplicated_pairs(lf, prep.keys, hashes) if hashes.len() else None
-                if pairs is not None and pairs.height:
-                    found.append((where, pairs))
-            if found:
-                total = sum(f.height for _, f in found), sum(int(f["_n"].sum()) - f.height for _, f in found)
-                where, first = found[0]
-                raise InputError(_duplicates_message(first.head(3), where, {}, "run", total))
+            error = _pairs_error([(_found_pairs(lf, prep.keys), where) for lf, where in files], {}, "run")
         elif prep.opts.dedupe is None:
             error = duplicates_error(
-                prep.run, prep.keys, prep.run_where, prep.run_sources, "run", parts=parts,
+                prep.run, prep.keys, prep.run_where, prep.run_sources, "run", parts=screen_parts(prep),
                 rows=len(prep.run_sources) <= 1,
             )
-            if error is not None:
-                raise error
+        if error is not None:
+            raise error
     except (pl.exceptions.PolarsError, OSError):
         return  # unreadable: the evaluation's own checks say where
     if qrels and prep.qrels_given:

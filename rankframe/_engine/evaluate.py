@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import polars as pl
 
 from rankframe._engine import memory
-from rankframe._engine.checks import refuse_duplicates, scans_storage, screen_parts
+from rankframe._engine.checks import refuse_duplicates, scans_storage
 from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.memory_guard import check_text, converts_memory_error
@@ -331,12 +331,12 @@ def evaluate(
             return part
 
         if scans_storage(prep.run):
-            refuse_duplicates(prep, screen_parts(prep), qrels=False)
+            refuse_duplicates(prep, qrels=False)
         qrels_once = prep.qrels.collect().lazy()
         wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
         if scans_storage(prep.run):  # (the plan's screen counts the judgments whole)
-            refuse_duplicates(prep, screen_parts(prep), qrels=False)
+            refuse_duplicates(prep, qrels=False)
         wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
             with atomic_path(output) as tmp:  # complete at the destination, or absent
@@ -361,7 +361,7 @@ def evaluate(
             files = [(reprepare(f).run, f) for f in run_files(run_path)]
             refuse_duplicates(prep, files=files)
         else:
-            refuse_duplicates(prep, screen_parts(prep))
+            refuse_duplicates(prep)
         wide = evaluate_parts(
             prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
         )

@@ -219,10 +219,10 @@ def _check(con: Any, prep: Prepared, keys: list[str], qkeys: list[str]) -> None:
     """Raise ``evaluate``'s error for the first problem the check query finds."""
     if con.sql(_screen(keys, qkeys)).fetchall()[0][0] == 0:
         return
+    _validate(prep, flagged=True)  # evaluate's own error, word for word (duplicates counted, with rows)
+    # what DuckDB's reading of the inputs finds where Polars' finds nothing
     found = con.sql(transpile(checks(qrels="qrels_in_", run="run_in_", by=keys, qrels_by=qkeys), "duckdb"))
     problems = {(i, p): (q, d, v) for i, p, _, q, d, v in found.fetchall()}
-    if problems:  # evaluate's own error, word for word (duplicates counted, with their rows)
-        _validate(prep, flagged=any(p == "duplicate" for _, p in problems))
     for role, problem, column in _ORDER:
         if (role, problem) not in problems:
             continue
