@@ -166,8 +166,11 @@ def test_cutoff_is_required(name: str) -> None:
 
 def test_options_the_subtopic_plan_does_not_take() -> None:
     q, r = _frames([("a", "1", "d1", 1)], [("a", "d1", 1.0)])
-    with pytest.raises(rf.InputError, match="do not take by="):
-        rf.evaluate(q, r.with_columns(pl.lit("x").alias("locale")), ["AP_IA"], by=["locale"])
+    with pytest.raises(rf.InputError, match="do not take dedupe='best'"):
+        rf.evaluate(q, r, ["AP_IA"], dedupe="best")
+    absent = r"'locale' is not a column of the run \(it has query_id, doc_id, score\)"
+    with pytest.raises(rf.InputError, match=absent):
+        rf.evaluate(q, r, ["AP_IA"], by=["locale"])
     # a frame where the default is None: named, not compared as a frame (a TypeError before)
     with pytest.raises(rf.InputError, match=r"do not take items=<DataFrame>"):
         rf.evaluate(q, r, ["AP_IA"], items=r)
@@ -194,3 +197,61 @@ def test_duplicate_rows_are_refused() -> None:
     q, r = _frames([("a", "1", "d1", 1)], [("a", "d1", 1.0), ("a", "d1", 2.0)])
     with pytest.raises(rf.InputError, match=r"duplicate \(query, doc\) rows in the run"):
         rf.evaluate(q, r, ["AP_IA"])
+
+
+@settings(max_examples=settings.default.max_examples * 2)
+@given(
+    st.lists(judgment, min_size=1, max_size=10),
+    st.lists(st.tuples(st.sampled_from("ab"), st.sampled_from(DOCS), st.sampled_from([0.0, 0.5, 1.0, 2.0]),
+                       st.sampled_from(["x", "y"])), min_size=1, max_size=10),
+    st.booleans(),
+)
+@example([("a", "1", "d1", 1), ("b", "1", "d2", 1)], [("a", "d1", 1.0, "x")], True)  # 'b' in no group
+def test_breakdown_scores_each_group_as_evaluated_alone(
+    judgments: list[tuple], ranked: list[tuple], complete: bool
+) -> None:
+    # a (day, query) is ranked and scored apart: the values of evaluating that day's rows alone
+    # (checked against pyndeval above), bit for bit; under complete, a judged query in no day
+    # is 0 in a group of its own with a null day, as evaluate's breakdowns give it
+    qrels = _unique(judgments, slice(0, 3))
+    rows = _unique(ranked, slice(0, 2))
+    q = pl.DataFrame(qrels, schema=["query_id", "subtopic", "doc_id", "relevance"], orient="row")
+    r = pl.DataFrame(rows, schema=["query_id", "doc_id", "score", "day"], orient="row")
+    measures = _measures((1, 5))
+    got = rf.evaluate(q, r, measures, by=["day"], per_query=True, complete=complete)
+    for day in ("x", "y"):
+        alone = rf.evaluate(q, r.filter(pl.col("day") == day).drop("day"), measures, per_query=True)
+        assert got.filter(pl.col("day") == day).drop("day").equals(alone)
+    nowhere = set(q["query_id"]) - set(r["query_id"]) if complete else set()
+    lost = got.filter(pl.col("day").is_null())
+    assert set(lost["query_id"]) == nowhere
+    assert lost["value"].to_list() == [0.0] * lost.height
+    assert got["day"].is_null().arg_true().to_list() == list(range(got.height - lost.height, got.height))
+    means = rf.evaluate(q, r, measures, by=["day"], complete=complete)
+    want = got.group_by("day", "measure", maintain_order=True).agg(pl.col("value").mean())
+    assert means.sort("day", "measure", nulls_last=True).equals(want.sort("day", "measure", nulls_last=True))
+
+
+def test_breakdown_of_several_runs_on_the_sample() -> None:
+    run = rf.read_run(str(RUN)).collect()
+    even = pl.col("doc_id").hash(seed=1) % 2 == 0
+    run = run.with_columns(pl.when(even).then(pl.lit("even")).otherwise(pl.lit("odd")).alias("day"))
+    later = run.filter(pl.col("query_id") != "151")
+    measures = ["alpha_nDCG@20", "ERR_IA@10", "nNRBP", "nDCG@10"]
+    got = rf.evaluate(str(QRELS), {"A": run, "B": later}, measures, by=["day"], complete=True, per_query=True)
+    assert got.columns == ["run", "day", "query_id", "measure", "value"]
+    for name, frame in (("A", run), ("B", later)):
+        for day in ("even", "odd"):
+            rows = frame.filter(pl.col("day") == day).drop("day")
+            alone = rf.evaluate(str(QRELS), rows, measures, per_query=True)
+            assert got.filter(run=name, day=day).drop("run", "day").equals(alone)
+    # query 151 is judged and in no group of run B: 0 in B's null day, as for nDCG@10
+    assert got.filter(pl.col("day").is_null())["run"].unique().to_list() == ["B"]
+    assert got.filter(pl.col("day").is_null())["value"].to_list() == [0.0] * 4
+
+
+def test_a_judged_query_missing_from_the_run_is_said() -> None:
+    # as evaluate says it for any measure (no other measure asked for: the warning alone)
+    run = rf.read_run(str(RUN)).collect().filter(pl.col("query_id") != "151")
+    with pytest.warns(rf.RankframeWarning, match=r"1 judged query is missing from the run .*query '151'"):
+        rf.evaluate(str(QRELS), run, ["alpha_nDCG@20"])

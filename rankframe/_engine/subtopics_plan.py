@@ -17,7 +17,9 @@ asked for; the other measures are evaluated as usual on the qrels collapsed to o
    the largest cutoff, or where NRBP's remaining terms vanish).
 
 Queries are those of the run that the qrels judge (``complete=True``: every judged query, the
-missing ones 0), as ndeval evaluates them.
+missing ones 0), as ndeval evaluates them. Breakdowns (``by``) are columns of the run: each
+(group, query) is ranked and scored apart, as ``evaluate`` does; under ``complete=True`` a judged
+query in no group of a run is scored 0 in a group of its own, with null breakdown columns.
 """
 
 from __future__ import annotations
@@ -49,7 +51,7 @@ _HIT, _NREL, _NSUB, _STEP, _GAIN, _COUNT = "_hit", "_nrel", "_nsub", "_step", "_
 #: The evaluate options the subtopic plan reads; the others must keep evaluate's defaults.
 _READ = frozenset({
     "per_query", "complete", "depth", "relevance_level", "ties", "score_dtype", "qrels_columns",
-    "run_columns", "aggregate",
+    "run_columns", "aggregate", "by",
 })
 
 
@@ -104,7 +106,17 @@ def evaluate_subtopics(
     if opts.ties == "input":
         run_lf = run_lf.with_row_index("_order")
     run_lf, sub = _align_ids(run_lf, sub)
-    keys = ["run"] if "run" in run_lf.collect_schema().names() else []
+    names = run_lf.collect_schema().names()
+    by = [k for k in options.get("by") or [] if k != "run"]
+    absent = [k for k in by if k not in names]
+    if absent:
+        msg = (
+            f"The intent-aware measures break down by the run's columns; {', '.join(map(repr, absent))} "
+            f"{'is' if len(absent) == 1 else 'are'} not a column of the run (it has {', '.join(names)}). "
+            "Join the breakdown column to the run first."
+        )
+        raise InputError(msg)
+    keys = (["run"] if "run" in names else []) + by
     _refuse_duplicates(sub, [Q, SUB, D], "qrels", "(query, subtopic, doc)")
     _refuse_duplicates(run_lf, [*keys, Q, D], "run", "(query, doc)")
     wide = subtopic_values(sub, run_lf, keys, ours, opts)
@@ -118,13 +130,16 @@ def evaluate_subtopics(
             msg = f"The intent-aware measures are averaged over queries (aggregate='mean'). Got {how!r}."
             raise InputError(msg)
         long = long.group_by([*keys, "measure"]).agg(pl.col("value").mean())
+    # the other measures on the qrels collapsed; without any, a count's evaluation for its
+    # coverage warnings alone (judged queries missing from a run or a group, unjudged ones),
+    # worded and ruled as evaluate's, on the same queries
+    collapsed = sub.group_by(Q, D).agg(pl.col(REL).max())
+    rest = {k: v for k, v in options.items() if k != "qrels_columns"}
+    done = evaluate(collapsed, run, others or ["num_ret"], **rest)
     if others:
-        collapsed = sub.group_by(Q, D).agg(pl.col(REL).max())
-        rest = {k: v for k, v in options.items() if k != "qrels_columns"}
-        done = evaluate(collapsed, run, others, **rest)
         long = pl.concat([long, done.select(long.columns)], how="vertical_relaxed")
     rank = pl.col("measure").replace_strict(order, return_dtype=pl.Int64)
-    return long.sort([*group, rank]).select(*group, "measure", "value")
+    return long.sort([*group, rank], nulls_last=True).select(*group, "measure", "value")
 
 
 def _given(value: Any, default: Any) -> bool:
@@ -148,11 +163,15 @@ def subtopic_values(
     ranked = ranked_run(run, keys, opts).select(*keys, Q, D, pl.col(RANK).cast(pl.Int64))
     judged = sub.filter(pl.col(REL) >= 0).select(Q, D).unique()
     queries = sub.select(Q).unique()
-    if opts.complete:
-        groups = ranked.select(keys).unique() if keys else pl.LazyFrame()
-        table = groups.join(queries, how="cross") if keys else queries
-    else:
-        table = ranked.select(*keys, Q).unique().join(queries, on=Q, how="semi")
+    table = ranked.select(*keys, Q).unique().join(queries, on=Q, how="semi")
+    if opts.complete:  # the judged queries a run misses: 0, in a group of their own (null breakdowns)
+        runs = [k for k in keys if k == "run"]
+        missing = (
+            (ranked.select(runs).unique().join(queries, how="cross") if runs else queries)
+            .join(table.select(*runs, Q), on=[*runs, Q], how="anti")
+            .with_columns(pl.lit(None, ranked.collect_schema()[k]).alias(k) for k in keys if k != "run")
+        )
+        table = pl.concat([table, missing.select(*keys, Q)])
     doc_dtype = sub.collect_schema()[D]
     steps: dict[tuple[int, float], int] = {}  # one greedy ideal per (level, alpha), to the deepest rank
     for m in measures:
@@ -175,15 +194,19 @@ def subtopic_values(
         hits = rows.join(pairs, on=[Q, D]).with_columns(
             pl.col(RANK).rank("ordinal").over([*keys, Q, SUB]).cast(pl.Int64).alias(_HIT)
         ).join(nrel, on=[Q, SUB])
+        # each query's pairs in (rank, subtopic) order, whatever order the joins left: the sums
+        # are then taken in one order, the same bits from call to call and group to group
+        by_rank = [pl.col(RANK), pl.col(SUB)]
+        cols = [pl.col(c).sort_by(by_rank) for c in (RANK, _HIT, SUB, _NREL)]
         num = hits.group_by([*keys, Q]).agg(
-            measures[i].numerator(pl.col(RANK), pl.col(_HIT), pl.col(SUB), pl.col(_NREL)).alias(f"_num{i}")
-            for i in members
+            measures[i].numerator(*cols).alias(f"_num{i}") for i in members
         )
         part = table.join(num, on=[*keys, Q], how="left").join(n_sub, on=Q, how="left")
         for alpha in {measures[i].alpha for i in members if measures[i].ideal_steps is not None}:
             gains = greedy_ideal(pairs, alpha, steps[level, alpha], doc_dtype)
+            step, gain = pl.col(_STEP).sort(), pl.col(_GAIN).sort_by(_STEP)
             sums = gains.group_by(Q).agg(
-                measures[i].ideal(pl.col(_STEP), pl.col(_GAIN)).alias(f"_ideal{i}") for i in members
+                measures[i].ideal(step, gain).alias(f"_ideal{i}") for i in members
                 if measures[i].ideal_steps is not None and measures[i].alpha == alpha
             )
             part = part.join(sums.lazy(), on=Q, how="left")
