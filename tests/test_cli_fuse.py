@@ -55,7 +55,10 @@ def test_trained_method_with_qrels(tmp_path: Path) -> None:
         (["--method", "rff"], 2, "Did you mean 'rrf'?"),
         (["--norm", "zmvu"], 2, "Did you mean 'zmuv'?"),
         (["--method", "wsum", "--weights", "1"], 2, "one weight per run: 2 numbers"),
-        (["--method", "rbc"], 2, "needs the parameter 'phi'"),
+        # the API's errors in the command's words: flags, not Python arguments
+        (["--method", "rbc"], 2, "--method rbc needs the parameter 'phi': give --param phi=VALUE."),
+        (["--method", "wsum"], 2, "--method wsum needs --weights W [W ...], one number per run (2 runs)."),
+        (["--weights", "1", "2"], 2, "--method rrf takes no weights"),
         (["--param", "k"], 2, "expected NAME=NUMBER"),
         (["--method", "probfuse", "--param", "n_segments=2"], 2, "give --qrels QRELS"),
         (["--tag", "a b"], 2, "--tag must be one word"),
