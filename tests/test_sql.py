@@ -403,3 +403,23 @@ def test_column_names_fold_as_the_engine_folds() -> None:
     con.register("run", run.to_arrow())
     con.register("qrels", pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": ["1"]}).to_arrow())
     assert con.sql(rsql.query(["RR"], run_columns={"query_id": "QID"})).fetchall() == [("RR", 0.5)]
+
+
+def test_the_transpiled_text_is_kept_per_dialect() -> None:
+    # sqlglot's parse of a full measure list takes ~1 s: asked again, the same text is served
+    from rankframe._sql.dialects import transpile
+
+    measures = ["nDCG@10", "AP", "Rprec", "bpref", "RBP(p=0.8)"]
+    first = rsql.query(measures, dialect="postgres")
+    before = transpile.cache_info()
+    again = rsql.query(measures, dialect="postgres")
+    after = transpile.cache_info()
+    assert again == first
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    other = rsql.query(measures, dialect="sqlite")
+    assert other != first
+    assert transpile.cache_info().misses == after.misses + 1
+    # a table spelling the dialect refuses is refused again, not cached as a text
+    for _ in range(2):
+        with pytest.raises(rf.InputError, match="does not parse in postgres"):
+            rsql.query(measures, run="we\"ird", dialect="postgres")
