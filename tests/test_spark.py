@@ -154,6 +154,11 @@ def test_input_errors_surface_as_input_errors(spark, data) -> None:
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run.drop("score")), ["AP"])
     with pytest.raises(rf.MeasureError):
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["runid"])
+    # ndeval's measures: their qrels' subtopics never reach the tasks, refused in both engines
+    diverse = qrels.with_columns(pl.lit("1").alias("subtopic"))
+    for engine in ("polars", "sql"):
+        with pytest.raises(rf.MeasureError, match="alpha_nDCG@10: ndeval's intent-aware measures"):
+            rfs.evaluate(_sdf(spark, diverse), _sdf(spark, run), ["alpha_nDCG@10", "AP"], engine=engine)
 
 
 def test_well_known_column_names_are_recognised_as_evaluate_does(spark, data) -> None:

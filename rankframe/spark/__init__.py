@@ -39,6 +39,7 @@ import polars as pl
 
 from rankframe._engine.options import Options
 from rankframe._engine.partition import is_count
+from rankframe._engine.subtopics_plan import is_subtopic
 from rankframe._errors import InputError, MeasureError
 from rankframe._io.storage import StoragePath, require_local_files, with_storage
 from rankframe._measures._names import parse_measures
@@ -204,6 +205,14 @@ def evaluate(
     textual = [repr(m) for m in parsed if m.DTYPE != pl.Float64]
     if textual:
         msg = f"{', '.join(textual)} is not a number; rankframe.spark evaluates numeric measures."
+        raise MeasureError(msg)
+    intent_aware = [repr(m) for m in parsed if is_subtopic(m)]
+    if intent_aware:  # their qrels' subtopics do not reach the tasks: refused, not mis-scored
+        msg = (
+            f"{', '.join(intent_aware)}: ndeval's intent-aware measures read qrels with subtopics, "
+            "which rankframe.spark does not evaluate; use rankframe.evaluate (diversity qrels and "
+            "runs are small: e.g. rf.evaluate(qrels_df.toArrow(), run_df.toArrow(), ...))."
+        )
         raise MeasureError(msg)
     names = [repr(m) for m in parsed]
     slots = [f"_m{i}" for i in range(len(names))]
