@@ -41,12 +41,13 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
     run alone, a judged query is missing only when no group of its run holds it.
     """
     keys = prep.keys
-    run_only = wide.get_column(Q).filter(~wide.get_column(HAS_QRELS)).n_unique()
+    has_qrels = wide.get_column(HAS_QRELS)
+    run_only = wide.get_column(Q).filter(~has_qrels).n_unique()
     if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
         # The full join (or complete=True) kept the judged queries that no run row matched.
-        # (Small frames' eager steps in one lazy query each: every eager step is one collect.)
-        missing = wide.lazy().filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
-        return missing.collect(engine="in-memory"), run_only
+        # (Series steps: a frame's eager steps collect a lazy query each.)
+        missing = has_qrels & ~wide.get_column(HAS_RUN)
+        return wide[[*keys, Q]].filter(missing) if missing.any() else wide[[*keys, Q]].clear(), run_only
     judged = prep.qrels.select(*qrels_keys, Q).unique()
     present = wide.filter(pl.col(HAS_RUN)).select(*keys, Q)
     missing = missing_pairs(wide.select(*keys).unique(), judged, present, keys, qrels_keys)
