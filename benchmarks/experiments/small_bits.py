@@ -74,6 +74,18 @@ for sname, ms in sets.items():
                 out[key] = frame(rf.evaluate(qrels, run, ms, per_query=pq, **opts))
             except Exception as exc:  # an option a measure set refuses: the error is compared
                 out[key] = f"{type(exc).__name__}: {exc}"
+# breakdowns of the run (a column of its own), and several runs in one frame
+grouped = run.with_columns((pl.col("query_id").str.len_bytes() % 3).alias("grp"))
+runs = pl.concat(
+    [run.with_columns(pl.lit("a").alias("run")), run2.with_columns(pl.lit("b").alias("run"))],
+    how="diagonal",
+)
+for sname in ("five", "cuts", "general"):
+    for pq in (False, True):
+        ms = sets[sname]
+        out[f"by/{sname}/{pq}"] = frame(rf.evaluate(qrels, grouped, ms, by=["grp"], per_query=pq))
+        out[f"runs/{sname}/{pq}"] = frame(rf.evaluate(qrels, runs, ms, per_query=pq))
+        out[f"dict/{sname}/{pq}"] = frame(rf.evaluate(qrels, {"a": run, "b": run2}, ms, per_query=pq))
 # repeated calls: the same judgments, then other runs, then changed judgments (no stale reuse)
 five = sets["five"]
 out["repeat/1"] = frame(rf.evaluate(qrels, run, five, per_query=True))
@@ -96,10 +108,15 @@ mutated.replace_column(2, (3 - mutated["relevance"]).alias("relevance"))
 out["repeat/mutated-after"] = frame(rf.evaluate(mutated, run, five, per_query=True))
 
 # the pytrec_eval drop-in: whole runs, query by query, several measure sets, repeated
-qd = {q: dict(zip(g["doc_id"], g["relevance"], strict=True)) for (q,), g in qrels.sort("query_id", maintain_order=True).group_by("query_id", maintain_order=True)}
-def as_dict(frame):
-    return {q: dict(zip(g["doc_id"], g["score"], strict=True)) for (q,), g in frame.group_by("query_id", maintain_order=True)}
-rd, rd2 = as_dict(run), as_dict(run2)
+def as_dict(frame, value):
+    return {
+        q: dict(zip(g["doc_id"], g[value], strict=True))
+        for (q,), g in frame.group_by("query_id", maintain_order=True)
+    }
+
+
+qd = as_dict(qrels, "relevance")
+rd, rd2 = as_dict(run, "score"), as_dict(run2, "score")
 def drop(result):
     return {q: {k: float.hex(v) for k, v in vals.items()} for q, vals in result.items()}
 specs = {
@@ -117,7 +134,8 @@ for sname, spec in specs.items():
             out[f"pytrec/{sname}/{level}/one-by-one"] = [drop(ev.evaluate({q: rd[q]})) for q in rd]
             some = list(rd)[::5][::-1]
             out[f"pytrec/{sname}/{level}/some-reversed"] = drop(ev.evaluate({q: rd2[q] for q in some}))
-            out[f"pytrec/{sname}/{level}/empty-ranking"] = drop(ev.evaluate({some[0]: {}, "nope": {"d": 1.0}}))
+            empty = {some[0]: {}, "nope": {"d": 1.0}}
+            out[f"pytrec/{sname}/{level}/empty-ranking"] = drop(ev.evaluate(empty))
 ev = pytrec_eval.RelevanceEvaluator(qd, specs["five"], judged_docs_only_flag=True)
 out["pytrec/judged_only"] = drop(ev.evaluate(rd))
 out["pytrec/judged_only/one"] = [drop(ev.evaluate({q: rd[q]})) for q in list(rd)[:10]]

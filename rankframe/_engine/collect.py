@@ -134,7 +134,7 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
         if any(raw.get_column(flag).any() for flag in CHECKS):  # (Series: no query to plan)
             # raises the exact error; passes on a mere hash collision
             _validate(unchecked, flagged=bool(raw.get_column(DUP).any()))
-        raw = raw.drop(CHECKS)
+        raw = raw[[c for c in raw.columns if c not in CHECKS]]  # (a DataFrame's drop collects)
     return raw
 
 
@@ -142,7 +142,9 @@ def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
     """The evaluated rows of a raw per-query frame, flags dropped, sorted.
 
     With ``empty_queries="skip"``, the queries without a judgment of grade >= the relevance
-    level are left out.
+    level are left out. (Collected here: a sort followed in the same plan by an aggregation
+    that reads no order is left out by Polars' optimiser, and the means' sums follow the
+    rows' order.)
     """
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
     out = raw.lazy().filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET)
@@ -253,12 +255,16 @@ def aggregate(
     keys: list[str],
     constants: PopulationCtx | None = None,
     how: str = "mean",
-) -> pl.DataFrame:
+    *,
+    lazy: bool = False,
+) -> pl.DataFrame | pl.LazyFrame:
     """Aggregate a wide per-query frame across queries (mean, sum or geometric mean).
 
     Population measures reduce their per-query states per group (:meth:`Measure.population`,
     with the side inputs' ``constants``). ``how``: ``"median"`` or ``"ciNN"`` replace the mean
-    (:attr:`Options.aggregate`).
+    (:attr:`Options.aggregate`). ``lazy``: a LazyFrame where the aggregation is one lazy step
+    (its caller's next step collects both at once: a small frame's eager steps collect one by
+    one).
     """
     population = [m for m in measures if m.KIND == "population"]
     if population:
@@ -292,12 +298,12 @@ def aggregate(
             e = col.mean()
         exprs.append(e.alias(repr(m)))
     if keys:
-        out = wide.group_by(keys, maintain_order=True).agg(exprs).sort(keys, nulls_last=True)
+        out = wide.lazy().group_by(keys, maintain_order=True).agg(exprs).sort(keys, nulls_last=True)
+    elif wide.height:
+        out = wide.lazy().select(exprs)
     else:
-        out = wide.select(exprs) if wide.height else pl.DataFrame(
-            {repr(m): [math.nan] for m in measures if m.AGGREGATE != "none"}
-        )
-    return out
+        out = pl.LazyFrame({repr(m): [math.nan] for m in measures if m.AGGREGATE != "none"})
+    return out if lazy else out.collect(engine="in-memory")
 
 
 def warn_population_per_query(measures: list[Measure]) -> None:

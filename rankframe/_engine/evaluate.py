@@ -302,7 +302,7 @@ def evaluate(
         read = {name: _read_run(src, run_columns) for name, src in named}
         sources = {name: _describe(src, "run") for name, src in named}
     prep = prepare(
-        qrels, run if read is None else read, measures, judged=judged, by=by,
+        qrels, run if read is None else read, parsed, judged=judged, by=by,
         qrels_columns=qrels_columns, run_columns=run_columns if read is None else None,
         prefs=prefs, validate=False, cast_grades=False, sides=sides, **options,
     )
@@ -373,7 +373,9 @@ def evaluate(
     if per_query:
         warn_population_per_query(prep.measures)
         return _long(wide, prep.measures, [*prep.keys, Q])
-    aggregated = _aggregate(wide, prep.measures, prep.keys, prep.constants, prep.opts.aggregate)
+    aggregated = _aggregate(
+        wide, prep.measures, prep.keys, prep.constants, prep.opts.aggregate, lazy=True
+    )
     return _long(aggregated, prep.measures, prep.keys)
 
 
@@ -455,12 +457,12 @@ def per_query_frame(
             if kept is not None:
                 cache, queries = kept
                 if hits_level(prep.measures, prep.opts, prep.pairs) is None or run_only(prep.measures):
-                    prep.qrels = prep.qrels.filter(pl.col(Q).is_in(queries.implode()))
+                    prep.qrels = prep.qrels.filter(pl.col(Q).is_in(pl.lit(queries).implode()))
                 else:  # the judgments whole, their statistics kept and read for ``queries``
                     prep.judgment_cache = cache.restricted(queries, prep.engine)
             wide = per_query_wide(prep, warn=False, validate=True)
     if wide is None and kept is not None:
-        qrels = qrels.filter(pl.col(Q).is_in(kept[1].implode()))
+        qrels = qrels.filter(pl.col(Q).is_in(pl.lit(kept[1]).implode()))
     if wide is None:  # query partitions or subtopics: evaluate's own path, its long layout back to wide
         long = evaluate(qrels, run, measures, per_query=True, **options)
         wide = long.pivot(on="measure", index=Q, values="value")

@@ -138,7 +138,7 @@ def hits_plan(
     judged = every_judged = qrels.filter(pl.col(REL) >= level).select(*qrels_keys, Q, D, REL)
     queries = getattr(cache, "queries", None)
     if queries is not None:  # the plan reads these queries' judgments only (JudgmentCache)
-        judged = judged.filter(pl.col(Q).is_in(queries.implode()))
+        judged = judged.filter(pl.col(Q).is_in(pl.lit(queries).implode()))
     # The ranked rows once (a cache), read twice: their inner join with the judgments read,
     # and apart each query's rank-1 row, which carries its count and flags (so every query of
     # the run stays, hit or not) with a null grade. Measured 3-4% faster at 10M rows than one
@@ -181,7 +181,7 @@ def hits_plan(
     if kept is not None:
         per_query = kept.lazy()
     if queries is not None:
-        per_query = per_query.filter(pl.col(Q).is_in(queries.implode()))
+        per_query = per_query.filter(pl.col(Q).is_in(pl.lit(queries).implode()))
     # the list statistics join each query's row after the group_by, the others every row
     judgment_lists = per_query.select(*qkey, *lists)
     per_query = per_query.drop(*lists)
