@@ -335,3 +335,30 @@ def test_the_drop_in_modules_import_neither_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_calls_query_by_query_equal_the_whole_run_and_keep_the_statistics() -> None:
+    # the evaluator keeps its judgments whole and their per-query statistics (computed by the
+    # first call); each call reads those of its own queries, in the run's order
+    qrels = {f"q{i}": {f"d{j}": (i * j) % 4 - 1 for j in range(8)} for i in range(6)}
+    run = {f"q{i}": {f"d{j}": float((i + j * 7) % 5) for j in range(0, 10, i % 3 + 1)} for i in range(7)}
+    run["q2"] = {}  # an empty ranking is still evaluated
+    evaluator = compat.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"})
+    whole = evaluator.evaluate(run)
+    assert list(whole) == [q for q in run if q in qrels]
+    kept = dict(evaluator._kept)
+    assert len(kept) == 1
+    for q in reversed(list(run)):
+        alone = evaluator.evaluate({q: run[q]})
+        assert alone == ({q: whole[q]} if q in qrels else {})
+    some = {q: run[q] for q in ("q5", "q6", "q1", "q2")}
+    assert evaluator.evaluate(some) == {q: whole[q] for q in ("q5", "q1", "q2")}
+    assert dict(evaluator._kept) == kept  # read, not computed again
+    # the oracle: a new evaluator for each call, and pytrec_eval itself
+    for q in ("q0", "q3"):
+        fresh = compat.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"})
+        assert fresh.evaluate({q: run[q]}) == {q: whole[q]}
+    real = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"})
+    expected = real.evaluate({q: docs for q, docs in run.items() if docs})
+    for q, values in expected.items():
+        assert whole[q] == pytest.approx(values, abs=1e-12)

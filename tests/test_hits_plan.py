@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
+from rankframe._engine import evaluate as _evaluate_module
 from rankframe._engine import plan as _plan
 from rankframe._engine.collect import per_query_wide
 from rankframe._engine.evaluate import _engine
@@ -360,3 +361,38 @@ def test_a_gain_map_keeps_the_streaming_engine_and_its_positive_zero() -> None:
     values = rf.evaluate(qrels, run, measures, per_query=True).filter(pl.col("query_id") == "q1")
     assert values["value"].to_list() == [0.0, 0.0, 0.0]
     assert not np.signbit(values["value"].to_numpy()).any()
+
+
+def _bits(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(pl.col("value").reinterpret(signed=True))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_small_evaluations_keep_the_statistics_of_equal_judgments() -> None:
+    # a small evaluation in memory keeps its judgments' per-query statistics beside a copy of
+    # the frame: equal judgments (another object too) read them; judgments changed, in place
+    # too, compute them again, and every value is that of a call that keeps nothing
+    qrels, run = _seeded(7)  # (queries on one side only: warned of, not read here)
+    five = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
+    _evaluate_module._KEPT.clear()
+    first = rf.evaluate(qrels, run, five, per_query=True)
+    kept = _evaluate_module._KEPT[0][2]
+    assert len(kept) == 1  # the statistics these measures read, computed once
+    again = rf.evaluate(qrels.clone(), run, five, per_query=True)
+    assert _evaluate_module._KEPT[0][2] is kept
+    assert len(kept) == 1
+    assert _bits(again).equals(_bits(first))
+    qrels.replace_column(2, (3 - qrels["relevance"]).alias("relevance"))
+    changed = rf.evaluate(qrels, run, five, per_query=True)
+    assert _evaluate_module._KEPT[0][2] is not kept
+    _evaluate_module._KEPT.clear()
+    fresh = rf.evaluate(qrels, run, five, per_query=True)
+    assert _bits(changed).equals(_bits(fresh))
+    assert not changed.equals(first)
+    # ids of another dtype in the run (the judgments' ids are cast to it): not the same key
+    ints = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    int_run = run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    rf.evaluate(ints, int_run, five)
+    as_text = rf.evaluate(qrels, run, five)
+    _evaluate_module._KEPT.clear()
+    assert _bits(as_text).equals(_bits(rf.evaluate(qrels, run, five)))

@@ -87,13 +87,16 @@ def heartbeat(label: str | None, every: float | None = None) -> Iterator[None]:
             print("\r\033[K", end="", file=sys.stderr, flush=True)  # the final line replaces it
 
 
-def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = None) -> pl.DataFrame:
+def _raw_wide(
+    prep: Prepared, *, validate: bool = False, progress: str | None = None, sort: bool = False
+) -> pl.DataFrame:
     """Collect the per-query plan: every (group, query) of the full join, with its flags.
 
     ``validate``: ``prep`` holds inputs not validated yet (grades not cast): check them first.
     (Collecting the checks and the plan together, sharing the scans, was measured: no faster,
     and a higher peak memory.) ``progress``: a label, said on stderr while the plan runs
-    (:func:`heartbeat`).
+    (:func:`heartbeat`). ``sort``: the rows sorted by (group, query) in the plan, as
+    :func:`_evaluated` sorts them (a small plan's eager sort after it is a collect of its own).
     """
     qrels_keys = _qrels_keys(prep)
     opts = prep.opts
@@ -117,6 +120,8 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
         qrels_given=prep.qrels_given, pairs=prep.pairs, groups=prep.groups, checks=in_plan,
         judgment_cache=prep.judgment_cache, sides=prep.sides, constants=prep.constants,
     )
+    if sort:
+        plan = plan.sort([*prep.keys, Q], nulls_last=True)
     try:
         try:
             with heartbeat(progress):
@@ -138,14 +143,19 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
     return raw
 
 
-def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
+def _evaluated(prep: Prepared, raw: pl.DataFrame, *, presorted: bool = False) -> pl.DataFrame:
     """The evaluated rows of a raw per-query frame, flags dropped, sorted.
 
     With ``empty_queries="skip"``, the queries without a judgment of grade >= the relevance
     level are left out. (Collected here: a sort followed in the same plan by an aggregation
     that reads no order is left out by Polars' optimiser, and the means' sums follow the
-    rows' order.)
+    rows' order.) ``presorted``: ``raw`` comes sorted (``_raw_wide(sort=True)``).
     """
+    if presorted and prep.opts.empty_queries != "skip":  # (Series steps: no query to plan)
+        has_qrels = raw.get_column(HAS_QRELS)
+        kept = has_qrels if prep.opts.complete else has_qrels & raw.get_column(HAS_RUN)
+        out = raw if kept.all() else raw.filter(kept)
+        return out[[c for c in out.columns if c not in (HAS_RUN, HAS_QRELS, N_RET)]]
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
     out = raw.lazy().filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET)
     if prep.opts.empty_queries == "skip":
@@ -241,12 +251,13 @@ def per_query_wide(
     it first (see :func:`_raw_wide`). ``progress``: report the plan when it is done.
     """
     start = time.perf_counter()
-    raw = _raw_wide(prep, validate=validate, progress="one plan" if progress else None)
+    small = prep.engine == "in-memory"  # (a small plan sorts its rows itself)
+    raw = _raw_wide(prep, validate=validate, progress="one plan" if progress else None, sort=small)
     if progress:
         report_progress("one plan", raw, time.perf_counter() - start)
     if warn:
         _warn_coverage(prep, raw)
-    return _evaluated(prep, raw)
+    return _evaluated(prep, raw, presorted=small)
 
 
 def aggregate(
@@ -330,6 +341,10 @@ def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.D
         if m.DTYPE == pl.Float64 and not (per_query and m.KIND == "population")
     ]
     order = {n: i for i, n in enumerate(names)}
+    if not index and names:  # one row (aggregates): its values, in order, without an unpivot
+        row = wide.lazy().select(pl.col(n).cast(pl.Float64) for n in names).collect(engine="in-memory")
+        if row.height == 1:
+            return pl.DataFrame({"measure": names, "value": pl.Series("value", row.row(0), pl.Float64)})
     long = wide.lazy().select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
         index=index, on=names, variable_name="measure", value_name="value"
     )

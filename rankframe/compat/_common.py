@@ -70,8 +70,9 @@ def per_query_wide(
     ``input_order`` ranks the run with ties in its own order (a stable sort on the score:
     ir_measures' accuracy provider). ``kept``: the judgment-side statistics of ``qrels`` kept
     between calls (a :class:`JudgmentCache` the caller holds with the judgments): ``qrels``
-    is then passed whole and the plan reads the ``queries``' statistics from it; every query
-    of ``queries`` then has judgments (the caller keeps those without).
+    is then passed whole and the plan reads the ``queries``' statistics from it; ``queries``
+    are then judged queries, each once (the caller keeps the others), and the rows come
+    sorted by query id (the caller orders them).
 
     Examples
     --------
@@ -84,16 +85,17 @@ def per_query_wide(
     """
     measures = list(dict.fromkeys(measures))
     names = [repr(m) for m in measures]
-    # (the small frames' steps as lazy queries, one collect each: every eager step collects)
-    order = (
-        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame().lazy()
-        .unique(Q, keep="first", maintain_order=True)
-        .with_row_index(ORDER)
-    ).collect(engine="in-memory")
-    if kept is not None:
-        judged, evaluated = qrels, order.get_column(Q)
+    order = None
+    if kept is not None:  # (the caller's judged queries, each once: no frame of their order)
+        judged, evaluated = qrels, queries.cast(qrels.schema[Q], strict=False).alias(Q)
         restricted = (kept, evaluated)
     else:
+        # (the small frames' steps as lazy queries, one collect each: every eager step collects)
+        order = (
+            queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame().lazy()
+            .unique(Q, keep="first", maintain_order=True)
+            .with_row_index(ORDER)
+        ).collect(engine="in-memory")
         judged = qrels.lazy().join(order.lazy().select(Q), on=Q, how="semi").collect(engine="in-memory")
         evaluated, restricted = judged.get_column(Q), None
     if evaluated.is_empty():
@@ -108,5 +110,7 @@ def per_query_wide(
             judged, run, measures, complete=True, relevance_level=relevance_level,
             judged_only=judged_only, score_dtype=score_dtype, ties=ties, kept=restricted,
         )
+    if order is None:
+        return wide  # (per_query_frame's columns: query_id and ``names``)
     ordered = wide.lazy().join(order.lazy(), on=Q, how="left").sort(ORDER).select(Q, *names)
     return ordered.collect(engine="in-memory")

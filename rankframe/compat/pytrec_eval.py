@@ -370,10 +370,9 @@ class RelevanceEvaluator:
             columns.append(value.cast(pl.Float64).alias(label))
         values = wide.select(*columns)
         labels = self._labels
-        return {
-            qid: dict(zip(labels, row, strict=True))
-            for qid, row in zip(wide.get_column(Q).to_list(), values.rows(), strict=True)
-        }
+        rows = dict(zip(wide.get_column(Q).to_list(), values.rows(), strict=True))
+        # in the run's order
+        return {qid: dict(zip(labels, rows[qid], strict=True)) for qid in topics if qid in rows}
 
 
 def _read_checked(source: Mapping[str, Mapping[str, Any]], value: str) -> pl.DataFrame:
