@@ -370,18 +370,22 @@ def _bits(frame: pl.DataFrame) -> pl.DataFrame:
 @pytest.mark.filterwarnings("ignore")
 def test_small_evaluations_keep_the_statistics_of_equal_judgments() -> None:
     # a small evaluation in memory keeps its judgments' per-query statistics beside a copy of
-    # the frame: equal judgments (another object too) read them; judgments changed, in place
-    # too, compute them again, and every value is that of a call that keeps nothing
+    # the frame: equal judgments (another object too) read them, computed once by the second
+    # call (the first computes them in its plan); judgments changed, in place too, compute
+    # them again, and every value is that of a call that keeps nothing
     qrels, run = _seeded(7)  # (queries on one side only: warned of, not read here)
     five = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
     _evaluate_module._KEPT.clear()
     first = rf.evaluate(qrels, run, five, per_query=True)
     kept = _evaluate_module._KEPT[0][2]
-    assert len(kept) == 1  # the statistics these measures read, computed once
+    assert len(kept) == 0  # a first call keeps nothing
     again = rf.evaluate(qrels.clone(), run, five, per_query=True)
     assert _evaluate_module._KEPT[0][2] is kept
-    assert len(kept) == 1
+    assert len(kept) == 1  # the statistics these measures read, computed once
+    third = rf.evaluate(qrels, run, five, per_query=True)
+    assert _evaluate_module._KEPT[0][2] is kept
     assert _bits(again).equals(_bits(first))
+    assert _bits(third).equals(_bits(first))
     qrels.replace_column(2, (3 - qrels["relevance"]).alias("relevance"))
     changed = rf.evaluate(qrels, run, five, per_query=True)
     assert _evaluate_module._KEPT[0][2] is not kept

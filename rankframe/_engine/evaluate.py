@@ -405,8 +405,10 @@ def kept_judgments(
     """The hits plan's judgment-side frames kept for ``qrels``, when the last call had equal ones.
 
     A small evaluation repeated on the same judgments (a training loop's validation, a run
-    compared with others one call at a time) computes their per-query statistics once: the
-    plan then reads a frame of one row per query instead of grouping the judgments again.
+    compared with others one call at a time) computes their per-query statistics once, on the
+    second call (the first computes them in its plan, as without a cache: a one-off call pays
+    no separate collect); later plans read a frame of one row per query instead of grouping
+    the judgments again.
     Only for frames in memory collected on the in-memory engine (``prep.engine``); reused
     when the judgments are equal, value for value (``DataFrame.equals``, ~20 us for 10k rows),
     with the same schema, column mapping, breakdown keys and prepared schema (ids cast to
@@ -418,8 +420,10 @@ def kept_judgments(
     )
     with _KEPT_LOCK:
         if _KEPT and _KEPT[0][1] == key and _KEPT[0][0].equals(qrels):
+            _KEPT[0][2].fill = True  # seen twice: kept from now on
             return _KEPT[0][2]
-        cache = JudgmentCache(prep.engine)
+        # a first sighting keeps nothing (its plan computes the statistics as without a cache)
+        cache = JudgmentCache(prep.engine, fill=False)
         _KEPT[:] = [(qrels.clone(), key, cache)]
         return cache
 

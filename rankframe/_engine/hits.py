@@ -38,14 +38,17 @@ class JudgmentCache(UserDict):
     in the plan. :meth:`restricted` gives a view sharing the frames (one per call).
     """
 
-    def __init__(self, engine: str = "auto", queries: pl.Series | None = None) -> None:
+    def __init__(self, engine: str = "auto", queries: pl.Series | None = None, *, fill: bool = True) -> None:
         super().__init__()
         self.engine = engine
         self.queries = queries
+        #: Whether a plan that misses a frame collects it apart (else it computes it in the plan,
+        #: as without a cache: a first call that may have no second pays nothing for it).
+        self.fill = fill
 
     def restricted(self, queries: pl.Series | None, engine: str) -> JudgmentCache:
         """A view of the same frames whose plans read ``queries`` only, collected on ``engine``."""
-        view = JudgmentCache(engine, queries)
+        view = JudgmentCache(engine, queries, fill=self.fill)
         view.data = self.data
         return view
 
@@ -171,14 +174,14 @@ def hits_plan(
         per_query = _judgment_side(
             qrels, every_judged, {**stats, **lists}, qrels_keys, present, judgment_rows, checks=checks
         )
-    if kept is False:
+    if kept is False and getattr(cache, "fill", True):
         try:
             kept = cache[key] = per_query.collect(engine=engine)
         except (pl.exceptions.PolarsError, OSError):
             # bad judgments (a NaN grade's cast to Int64): the plan's own collect fails
             # the same way, and its caller then runs the checks that name the row
             kept = cache[key] = None
-    if kept is not None:
+    if kept is not None and kept is not False:
         per_query = kept.lazy()
     if queries is not None:
         per_query = per_query.filter(pl.col(Q).is_in(pl.lit(queries).implode()))
