@@ -341,10 +341,6 @@ def _long(wide: pl.DataFrame, measures: list[Measure], index: list[str]) -> pl.D
         if m.DTYPE == pl.Float64 and not (per_query and m.KIND == "population")
     ]
     order = {n: i for i, n in enumerate(names)}
-    if not index and names:  # one row (aggregates): its values, in order, without an unpivot
-        row = wide.lazy().select(pl.col(n).cast(pl.Float64) for n in names).collect(engine="in-memory")
-        if row.height == 1:
-            return pl.DataFrame({"measure": names, "value": pl.Series("value", row.row(0), pl.Float64)})
     long = wide.lazy().select(*index, *[pl.col(n).cast(pl.Float64) for n in names]).unpivot(
         index=index, on=names, variable_name="measure", value_name="value"
     )
