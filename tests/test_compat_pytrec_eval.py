@@ -20,6 +20,7 @@ unretrieved grade-0 judgment there (:func:`padded`), which changes no value (R =
 
 from __future__ import annotations
 
+import inspect
 import math
 import subprocess
 import sys
@@ -362,3 +363,28 @@ def test_calls_query_by_query_equal_the_whole_run_and_keep_the_statistics() -> N
     expected = real.evaluate({q: docs for q, docs in run.items() if docs})
     for q, values in expected.items():
         assert whole[q] == pytest.approx(values, abs=1e-12)
+
+
+def test_a_call_picks_its_engine_by_its_own_queries_judgments(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the evaluator passes its judgments whole: a call's engine is chosen by the judgments of
+    # its own queries (and its run), not by all of them
+    from rankframe.compat import _common
+
+    # (per_query_frame's own module: a doctest run may have imported the file again)
+    module = inspect.unwrap(_common.per_query_frame).__globals__
+    qrels = {f"q{i}": {f"d{j}": 1 for j in range(20)} for i in range(10)}  # 200 judgments
+    evaluator = compat.RelevanceEvaluator(qrels, {"map"})
+    engines: list[str] = []
+    real = module["_engine"]
+
+    def spy(*args: Any, **kwargs: Any) -> str:
+        engines.append(real(*args, **kwargs))
+        return engines[-1]
+
+    monkeypatch.setitem(module, "_engine", spy)
+    monkeypatch.setitem(module, "SMALL_ROWS", 50)
+    ranking = {"d1": 1.0, "d2": 0.5}
+    one = evaluator.evaluate({"q1": ranking})  # 2 run rows, 20 judgments
+    every = evaluator.evaluate({f"q{i}": ranking for i in range(10)})  # 20 + 200
+    assert engines == ["in-memory", "auto"]
+    assert one == {"q1": every["q1"]}

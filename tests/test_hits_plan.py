@@ -10,6 +10,7 @@ they evaluate, and in their warnings.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -23,7 +24,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
-from rankframe._engine import evaluate as _evaluate_module
 from rankframe._engine import plan as _plan
 from rankframe._engine.collect import per_query_wide
 from rankframe._engine.evaluate import _engine
@@ -375,21 +375,23 @@ def test_small_evaluations_keep_the_statistics_of_equal_judgments() -> None:
     # them again, and every value is that of a call that keeps nothing
     qrels, run = _seeded(7)  # (queries on one side only: warned of, not read here)
     five = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
-    _evaluate_module._KEPT.clear()
+    # (evaluate's own module: a doctest run may have imported the file again under its name)
+    kept_store = inspect.unwrap(rf.evaluate).__globals__["_KEPT"]
+    kept_store.clear()
     first = rf.evaluate(qrels, run, five, per_query=True)
-    kept = _evaluate_module._KEPT[0][2]
+    kept = kept_store[0][2]
     assert len(kept) == 0  # a first call keeps nothing
     again = rf.evaluate(qrels.clone(), run, five, per_query=True)
-    assert _evaluate_module._KEPT[0][2] is kept
+    assert kept_store[0][2] is kept
     assert len(kept) == 1  # the statistics these measures read, computed once
     third = rf.evaluate(qrels, run, five, per_query=True)
-    assert _evaluate_module._KEPT[0][2] is kept
+    assert kept_store[0][2] is kept
     assert _bits(again).equals(_bits(first))
     assert _bits(third).equals(_bits(first))
     qrels.replace_column(2, (3 - qrels["relevance"]).alias("relevance"))
     changed = rf.evaluate(qrels, run, five, per_query=True)
-    assert _evaluate_module._KEPT[0][2] is not kept
-    _evaluate_module._KEPT.clear()
+    assert kept_store[0][2] is not kept
+    kept_store.clear()
     fresh = rf.evaluate(qrels, run, five, per_query=True)
     assert _bits(changed).equals(_bits(fresh))
     assert not changed.equals(first)
@@ -398,5 +400,5 @@ def test_small_evaluations_keep_the_statistics_of_equal_judgments() -> None:
     int_run = run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
     rf.evaluate(ints, int_run, five)
     as_text = rf.evaluate(qrels, run, five)
-    _evaluate_module._KEPT.clear()
+    kept_store.clear()
     assert _bits(as_text).equals(_bits(rf.evaluate(qrels, run, five)))

@@ -379,15 +379,18 @@ def evaluate(
     return _long(aggregated, prep.measures, prep.keys)
 
 
-def _engine(prep: Prepared, frames: list[pl.DataFrame]) -> Literal["auto", "in-memory"]:
+def _engine(
+    prep: Prepared, frames: list[pl.DataFrame], rows: int | None = None
+) -> Literal["auto", "in-memory"]:
     """The Polars engine for one plan over ``frames`` in memory (:attr:`Prepared.engine`).
 
     The in-memory engine for small frames (:data:`SMALL_ROWS`) whose measures are never negative
     (:meth:`Measure.bounds`): it skips a ``+ 0.0`` that the streaming engine computes, so a
     negative value divided by an infinite denominator (a gain map's nDCG where the ideal DCG is
     0) stays ``-0.0`` there; a measure bounded below by 0 has no negative value to keep.
+    ``rows``: the rows the plan reads, when not all of the frames' (a restricted call).
     """
-    if sum(f.height for f in frames) > SMALL_ROWS:
+    if (sum(f.height for f in frames) if rows is None else rows) > SMALL_ROWS:
         return "auto"
     bounded = all((b := m.bounds()) is not None and b[0] >= 0.0 for m in prep.measures)
     return "in-memory" if bounded else "auto"
@@ -457,7 +460,10 @@ def per_query_frame(
         partitions, _ = _memory_plan(prep, "auto", None, [qrels, run])
         measures = prep.measures
         if partitions is None:  # one plan
-            prep.engine = _engine(prep, [qrels, run])
+            rows = None
+            if kept is not None and kept[0].counts is not None:  # the call's judgments, not all
+                rows = run.height + sum(kept[0].counts.get(q, 0) for q in kept[1].to_list())
+            prep.engine = _engine(prep, [qrels, run], rows)
             if kept is not None:
                 cache, queries = kept
                 if hits_level(prep.measures, prep.opts, prep.pairs) is None or run_only(prep.measures):

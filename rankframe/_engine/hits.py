@@ -36,12 +36,22 @@ class JudgmentCache(UserDict):
     the plans read only these queries' judgments (the pytrec_eval drop-in's call over the
     judgments it keeps whole): the kept frames and the joined judgments are restricted to them
     in the plan. :meth:`restricted` gives a view sharing the frames (one per call).
+    ``counts``: the kept judgments' number per query, when known (a call restricted to some
+    queries then picks its engine by their judgments, not by all).
     """
 
-    def __init__(self, engine: str = "auto", queries: pl.Series | None = None, *, fill: bool = True) -> None:
+    def __init__(
+        self,
+        engine: str = "auto",
+        queries: pl.Series | None = None,
+        *,
+        fill: bool = True,
+        counts: dict | None = None,
+    ) -> None:
         super().__init__()
         self.engine = engine
         self.queries = queries
+        self.counts = counts
         #: Whether a plan that misses a frame collects it apart (else it computes it in the plan,
         #: as without a cache: a first call that may have no second pays nothing for it).
         self.fill = fill

@@ -318,7 +318,9 @@ class RelevanceEvaluator:
         self._qrels = _read_checked(judged, REL) if judged else None
         self._topics = frozenset(judged)
         # the judgments' per-query statistics, computed by the first call and read by the next
-        self._kept = JudgmentCache()
+        # (and their number per query: a call's engine is chosen by its own queries' judgments)
+        counts = None if self._qrels is None else dict(self._qrels.group_by(Q).len().iter_rows())
+        self._kept = JudgmentCache(counts=counts)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """Evaluate one run: ``{query_id: {label: value}}`` for its judged topics.
