@@ -20,6 +20,7 @@ unretrieved grade-0 judgment there (:func:`padded`), which changes no value (R =
 
 from __future__ import annotations
 
+import inspect
 import math
 import subprocess
 import sys
@@ -335,3 +336,55 @@ def test_the_drop_in_modules_import_neither_library() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_calls_query_by_query_equal_the_whole_run_and_keep_the_statistics() -> None:
+    # the evaluator keeps its judgments whole and their per-query statistics (computed by the
+    # first call); each call reads those of its own queries, in the run's order
+    qrels = {f"q{i}": {f"d{j}": (i * j) % 4 - 1 for j in range(8)} for i in range(6)}
+    run = {f"q{i}": {f"d{j}": float((i + j * 7) % 5) for j in range(0, 10, i % 3 + 1)} for i in range(7)}
+    run["q2"] = {}  # an empty ranking is still evaluated
+    evaluator = compat.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"})
+    whole = evaluator.evaluate(run)
+    assert list(whole) == [q for q in run if q in qrels]
+    kept = dict(evaluator._kept)
+    assert len(kept) == 1
+    for q in reversed(list(run)):
+        alone = evaluator.evaluate({q: run[q]})
+        assert alone == ({q: whole[q]} if q in qrels else {})
+    some = {q: run[q] for q in ("q5", "q6", "q1", "q2")}
+    assert evaluator.evaluate(some) == {q: whole[q] for q in ("q5", "q1", "q2")}
+    assert dict(evaluator._kept) == kept  # read, not computed again
+    # the oracle: a new evaluator for each call, and pytrec_eval itself
+    for q in ("q0", "q3"):
+        fresh = compat.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"})
+        assert fresh.evaluate({q: run[q]}) == {q: whole[q]}
+    real = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut.10", "map", "recip_rank", "P.10", "recall.100"})
+    expected = real.evaluate({q: docs for q, docs in run.items() if docs})
+    for q, values in expected.items():
+        assert whole[q] == pytest.approx(values, abs=1e-12)
+
+
+def test_a_call_picks_its_engine_by_its_own_queries_judgments(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the evaluator passes its judgments whole: a call's engine is chosen by the judgments of
+    # its own queries (and its run), not by all of them
+    from rankframe.compat import _common
+
+    # (per_query_frame's own module: a doctest run may have imported the file again)
+    module = inspect.unwrap(_common.per_query_frame).__globals__
+    qrels = {f"q{i}": {f"d{j}": 1 for j in range(20)} for i in range(10)}  # 200 judgments
+    evaluator = compat.RelevanceEvaluator(qrels, {"map"})
+    engines: list[str] = []
+    real = module["_engine"]
+
+    def spy(*args: Any, **kwargs: Any) -> str:
+        engines.append(real(*args, **kwargs))
+        return engines[-1]
+
+    monkeypatch.setitem(module, "_engine", spy)
+    monkeypatch.setitem(module, "SMALL_ROWS", 50)
+    ranking = {"d1": 1.0, "d2": 0.5}
+    one = evaluator.evaluate({"q1": ranking})  # 2 run rows, 20 judgments
+    every = evaluator.evaluate({f"q{i}": ranking for i in range(10)})  # 20 + 200
+    assert engines == ["in-memory", "auto"]
+    assert one == {"q1": every["q1"]}

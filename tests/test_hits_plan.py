@@ -10,6 +10,7 @@ they evaluate, and in their warnings.
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from contextlib import contextmanager, nullcontext
 from pathlib import Path
@@ -360,3 +361,44 @@ def test_a_gain_map_keeps_the_streaming_engine_and_its_positive_zero() -> None:
     values = rf.evaluate(qrels, run, measures, per_query=True).filter(pl.col("query_id") == "q1")
     assert values["value"].to_list() == [0.0, 0.0, 0.0]
     assert not np.signbit(values["value"].to_numpy()).any()
+
+
+def _bits(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.with_columns(pl.col("value").reinterpret(signed=True))
+
+
+@pytest.mark.filterwarnings("ignore")
+def test_small_evaluations_keep_the_statistics_of_equal_judgments() -> None:
+    # a small evaluation in memory keeps its judgments' per-query statistics beside a copy of
+    # the frame: equal judgments (another object too) read them, computed once by the second
+    # call (the first computes them in its plan); judgments changed, in place too, compute
+    # them again, and every value is that of a call that keeps nothing
+    qrels, run = _seeded(7)  # (queries on one side only: warned of, not read here)
+    five = ["nDCG@10", "AP", "RR", "P@10", "R@100"]
+    # (evaluate's own module: a doctest run may have imported the file again under its name)
+    kept_store = inspect.unwrap(rf.evaluate).__globals__["_KEPT"]
+    kept_store.clear()
+    first = rf.evaluate(qrels, run, five, per_query=True)
+    kept = kept_store[0][2]
+    assert len(kept) == 0  # a first call keeps nothing
+    again = rf.evaluate(qrels.clone(), run, five, per_query=True)
+    assert kept_store[0][2] is kept
+    assert len(kept) == 1  # the statistics these measures read, computed once
+    third = rf.evaluate(qrels, run, five, per_query=True)
+    assert kept_store[0][2] is kept
+    assert _bits(again).equals(_bits(first))
+    assert _bits(third).equals(_bits(first))
+    qrels.replace_column(2, (3 - qrels["relevance"]).alias("relevance"))
+    changed = rf.evaluate(qrels, run, five, per_query=True)
+    assert kept_store[0][2] is not kept
+    kept_store.clear()
+    fresh = rf.evaluate(qrels, run, five, per_query=True)
+    assert _bits(changed).equals(_bits(fresh))
+    assert not changed.equals(first)
+    # ids of another dtype in the run (the judgments' ids are cast to it): not the same key
+    ints = qrels.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    int_run = run.with_columns(pl.col("query_id").str.slice(1).cast(pl.Int64))
+    rf.evaluate(ints, int_run, five)
+    as_text = rf.evaluate(qrels, run, five)
+    kept_store.clear()
+    assert _bits(as_text).equals(_bits(rf.evaluate(qrels, run, five)))

@@ -265,6 +265,36 @@ def test_cgroup_v1_and_no_limit(tmp_path) -> None:
     assert memory.cgroup_headroom(str(tmp_path / "absent"), str(tmp_path / "fs")) is None
 
 
+def test_a_recent_budget_is_read_again_under_a_new_limit(monkeypatch) -> None:
+    # small evaluations in memory take a reading up to RECENT seconds old (a quarter of it),
+    # unless a limit changed: the variable, an rlimit, or the reading itself (tests replace it)
+    monkeypatch.setattr(memory, "RECENT", 600.0)
+    monkeypatch.setenv("RANKFRAME_MEMORY_LIMIT", "64GiB")
+    first, _ = memory.recent_budget()
+    again, renewed = memory.recent_budget()
+    assert again is first
+    assert not renewed
+    monkeypatch.setenv("RANKFRAME_MEMORY_LIMIT", "1GiB")
+    tight, renewed = memory.recent_budget()
+    assert renewed
+    assert tight.resident is not None
+    assert tight.resident < 1 << 30
+    monkeypatch.setattr(memory, "available", lambda: Budget(1 << 20, "test", None, ""))
+    small, renewed = memory.recent_budget()
+    assert renewed
+    assert small.resident == 1 << 20
+    # a small evaluation whose bound takes under a quarter of a reading of a second ago
+    # reads the budget no more
+    qrels = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "relevance": [1]})
+    run = pl.DataFrame({"query_id": ["q"], "doc_id": ["a"], "score": [1.0]})
+    calls = []
+    monkeypatch.setattr(memory, "available", lambda: calls.append(1) or Budget(1 << 40, "test", None, ""))
+    memory.recent_budget()
+    prep = prepare(qrels, run, ["AP"], validate=False)
+    assert memory.partitions_for(prep, None, [qrels, run]) == (1, None)
+    assert len(calls) == 1  # the reading of a second ago answered
+
+
 def test_the_environment_limit_binds(monkeypatch) -> None:
     monkeypatch.setenv("RANKFRAME_MEMORY_LIMIT", "64GiB")
     loose = memory.available()

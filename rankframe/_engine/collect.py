@@ -41,12 +41,13 @@ def _coverage(prep: Prepared, wide: pl.DataFrame, qrels_keys: list[str]) -> tupl
     run alone, a judged query is missing only when no group of its run holds it.
     """
     keys = prep.keys
-    run_only = wide.get_column(Q).filter(~wide.get_column(HAS_QRELS)).n_unique()
+    has_qrels = wide.get_column(HAS_QRELS)
+    run_only = wide.get_column(Q).filter(~has_qrels).n_unique()
     if not keys or prep.opts.complete or len(qrels_keys) == len(keys):
         # The full join (or complete=True) kept the judged queries that no run row matched.
-        # (Small frames' eager steps in one lazy query each: every eager step is one collect.)
-        missing = wide.lazy().filter(pl.col(HAS_QRELS) & ~pl.col(HAS_RUN)).select(*keys, Q)
-        return missing.collect(engine="in-memory"), run_only
+        # (Series steps: a frame's eager steps collect a lazy query each.)
+        missing = has_qrels & ~wide.get_column(HAS_RUN)
+        return wide[[*keys, Q]].filter(missing) if missing.any() else wide[[*keys, Q]].clear(), run_only
     judged = prep.qrels.select(*qrels_keys, Q).unique()
     present = wide.filter(pl.col(HAS_RUN)).select(*keys, Q)
     missing = missing_pairs(wide.select(*keys).unique(), judged, present, keys, qrels_keys)
@@ -86,13 +87,16 @@ def heartbeat(label: str | None, every: float | None = None) -> Iterator[None]:
             print("\r\033[K", end="", file=sys.stderr, flush=True)  # the final line replaces it
 
 
-def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = None) -> pl.DataFrame:
+def _raw_wide(
+    prep: Prepared, *, validate: bool = False, progress: str | None = None, sort: bool = False
+) -> pl.DataFrame:
     """Collect the per-query plan: every (group, query) of the full join, with its flags.
 
     ``validate``: ``prep`` holds inputs not validated yet (grades not cast): check them first.
     (Collecting the checks and the plan together, sharing the scans, was measured: no faster,
     and a higher peak memory.) ``progress``: a label, said on stderr while the plan runs
-    (:func:`heartbeat`).
+    (:func:`heartbeat`). ``sort``: the rows sorted by (group, query) in the plan, as
+    :func:`_evaluated` sorts them (a small plan's eager sort after it is a collect of its own).
     """
     qrels_keys = _qrels_keys(prep)
     opts = prep.opts
@@ -116,6 +120,8 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
         qrels_given=prep.qrels_given, pairs=prep.pairs, groups=prep.groups, checks=in_plan,
         judgment_cache=prep.judgment_cache, sides=prep.sides, constants=prep.constants,
     )
+    if sort:
+        plan = plan.sort([*prep.keys, Q], nulls_last=True)
     try:
         try:
             with heartbeat(progress):
@@ -133,16 +139,23 @@ def _raw_wide(prep: Prepared, *, validate: bool = False, progress: str | None = 
         if any(raw.get_column(flag).any() for flag in CHECKS):  # (Series: no query to plan)
             # raises the exact error; passes on a mere hash collision
             _validate(unchecked, flagged=bool(raw.get_column(DUP).any()))
-        raw = raw.drop(CHECKS)
+        raw = raw[[c for c in raw.columns if c not in CHECKS]]  # (a DataFrame's drop collects)
     return raw
 
 
-def _evaluated(prep: Prepared, raw: pl.DataFrame) -> pl.DataFrame:
+def _evaluated(prep: Prepared, raw: pl.DataFrame, *, presorted: bool = False) -> pl.DataFrame:
     """The evaluated rows of a raw per-query frame, flags dropped, sorted.
 
     With ``empty_queries="skip"``, the queries without a judgment of grade >= the relevance
-    level are left out.
+    level are left out. (Collected here: a sort followed in the same plan by an aggregation
+    that reads no order is left out by Polars' optimiser, and the means' sums follow the
+    rows' order.) ``presorted``: ``raw`` comes sorted (``_raw_wide(sort=True)``).
     """
+    if presorted and prep.opts.empty_queries != "skip":  # (Series steps: no query to plan)
+        has_qrels = raw.get_column(HAS_QRELS)
+        kept = has_qrels if prep.opts.complete else has_qrels & raw.get_column(HAS_RUN)
+        out = raw if kept.all() else raw.filter(kept)
+        return out[[c for c in out.columns if c not in (HAS_RUN, HAS_QRELS, N_RET)]]
     keep = pl.col(HAS_QRELS) & (pl.col(HAS_RUN) | pl.lit(prep.opts.complete))
     out = raw.lazy().filter(keep).drop(HAS_RUN, HAS_QRELS, N_RET)
     if prep.opts.empty_queries == "skip":
@@ -238,12 +251,13 @@ def per_query_wide(
     it first (see :func:`_raw_wide`). ``progress``: report the plan when it is done.
     """
     start = time.perf_counter()
-    raw = _raw_wide(prep, validate=validate, progress="one plan" if progress else None)
+    small = prep.engine == "in-memory"  # (a small plan sorts its rows itself)
+    raw = _raw_wide(prep, validate=validate, progress="one plan" if progress else None, sort=small)
     if progress:
         report_progress("one plan", raw, time.perf_counter() - start)
     if warn:
         _warn_coverage(prep, raw)
-    return _evaluated(prep, raw)
+    return _evaluated(prep, raw, presorted=small)
 
 
 def aggregate(
@@ -252,12 +266,16 @@ def aggregate(
     keys: list[str],
     constants: PopulationCtx | None = None,
     how: str = "mean",
-) -> pl.DataFrame:
+    *,
+    lazy: bool = False,
+) -> pl.DataFrame | pl.LazyFrame:
     """Aggregate a wide per-query frame across queries (mean, sum or geometric mean).
 
     Population measures reduce their per-query states per group (:meth:`Measure.population`,
     with the side inputs' ``constants``). ``how``: ``"median"`` or ``"ciNN"`` replace the mean
-    (:attr:`Options.aggregate`).
+    (:attr:`Options.aggregate`). ``lazy``: a LazyFrame where the aggregation is one lazy step
+    (its caller's next step collects both at once: a small frame's eager steps collect one by
+    one).
     """
     population = [m for m in measures if m.KIND == "population"]
     if population:
@@ -291,12 +309,12 @@ def aggregate(
             e = col.mean()
         exprs.append(e.alias(repr(m)))
     if keys:
-        out = wide.group_by(keys, maintain_order=True).agg(exprs).sort(keys, nulls_last=True)
+        out = wide.lazy().group_by(keys, maintain_order=True).agg(exprs).sort(keys, nulls_last=True)
+    elif wide.height:
+        out = wide.lazy().select(exprs)
     else:
-        out = wide.select(exprs) if wide.height else pl.DataFrame(
-            {repr(m): [math.nan] for m in measures if m.AGGREGATE != "none"}
-        )
-    return out
+        out = pl.LazyFrame({repr(m): [math.nan] for m in measures if m.AGGREGATE != "none"})
+    return out if lazy else out.collect(engine="in-memory")
 
 
 def warn_population_per_query(measures: list[Measure]) -> None:

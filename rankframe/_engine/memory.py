@@ -50,6 +50,8 @@ import math
 import os
 import re
 import resource
+import threading
+import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
@@ -276,6 +278,37 @@ def available() -> Budget:
     return Budget(r[0], r[1], a[0], a[1])
 
 
+#: How long a reading of :func:`available` answers for a small evaluation in memory (seconds).
+RECENT = 1.0
+_recent: list[tuple[float, tuple, Budget]] = []  # (time.monotonic(), key, budget): the last one
+_recent_lock = threading.Lock()
+
+
+def recent_budget() -> tuple[Budget, bool]:
+    """A reading of :func:`available` at most :data:`RECENT` seconds old, and whether it is new.
+
+    Reading the budget (``/proc``, the cgroup hierarchy's files) takes ~0.3 ms, a tenth of a
+    small evaluation: a loop of small calls (a drop-in query by query, a training loop's
+    validation) reads it once a second. The limits a caller sets are honoured at once: a
+    reading is reused only under the same ``RANKFRAME_MEMORY_LIMIT``, ``RLIMIT_AS`` and
+    ``RLIMIT_DATA`` (and the same :func:`available`, which tests replace). Only
+    :func:`partitions_for`'s bound for frames in memory reads it, and an old reading only
+    answers when that bound takes a quarter of what it allows (else a new reading decides).
+    """
+    key = (
+        os.environ.get(LIMIT_VARIABLE), _limit(resource.RLIMIT_AS), _limit(resource.RLIMIT_DATA),
+        available,
+    )
+    now = time.monotonic()
+    with _recent_lock:
+        if _recent and _recent[0][1] == key and now - _recent[0][0] < RECENT:
+            return _recent[0][2], False
+    budget = available()
+    with _recent_lock:
+        _recent[:] = [(now, key, budget)]
+    return budget, True
+
+
 def _gib(n: float) -> str:
     return f"{n / (1 << 30):.1f} GiB" if n >= 1 << 30 else f"{n / MiB:.0f} MiB"
 
@@ -484,14 +517,20 @@ def partitions_for(
     all are frames in memory: a bound on the estimate from their sizes (no query) decides
     first, one plan when it fits (a small evaluation then pays no row count or sample).
     """
-    budget = available()
-    if frames is not None and budget.known:
+    if frames is not None:
         # each row's bytes at most twice its buffers, a number column at most 16 bytes, every
         # measure's weight at its highest: never under the estimate
         rows = sum(f.height for f in frames)
         width = sum(2 * f.estimated_size() + 16 * f.height * f.width for f in frames)
-        if Need(rows, width, 3.0, largest=rows).fits(budget):
+        bound = Need(rows, width, 3.0, largest=rows)
+        budget, new = recent_budget()
+        if not new and budget.known and bound.fits(budget, share=SHARE / 4):
+            return 1, None  # (a reading up to a second old: a quarter of what it allows)
+        budget = budget if new else available()
+        if budget.known and bound.fits(budget):
             return 1, None
+    else:
+        budget = available()
     need = estimate(prep, runs) if budget.known else None
     if need is None or replace(need, largest=need.rows).fits(budget):
         return 1, None  # one plan fits, even were all the rows one query

@@ -11,6 +11,8 @@ import polars as pl
 from rankframe._errors import MeasureError
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from rankframe._io.sides import Sides
     from rankframe._measures import Measure, PopulationCtx
 
@@ -148,7 +150,7 @@ class Prepared:
     run_name: str | None = None
     #: Shared by runs evaluated apart against the same judgments: the judgment-side per-query
     #: frames of the hits plan, computed for the first run only (see :func:`hits_plan`).
-    judgment_cache: dict | None = None
+    judgment_cache: MutableMapping | None = None
     #: The side inputs (training interactions, catalogue, reference run), read and aligned.
     sides: Sides | None = None
     #: The side inputs' constants (catalogue size, users...), computed once in ``prepare``.

@@ -44,6 +44,8 @@ from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, Ctx, Measure, PopulationCtx
 
 if TYPE_CHECKING:
+    from collections.abc import MutableMapping
+
     from rankframe._io.sides import Sides
 
 
@@ -84,7 +86,7 @@ def per_query_plan(
     pairs: pl.LazyFrame | None = None,
     groups: pl.LazyFrame | None = None,
     checks: bool = False,
-    judgment_cache: dict | None = None,
+    judgment_cache: MutableMapping | None = None,
     sides: Sides | None = None,
     constants: PopulationCtx | None = None,
 ) -> pl.LazyFrame:

@@ -20,6 +20,7 @@ from rankframe._errors import RankframeWarning
 from rankframe._io.columns import D, Q
 
 if TYPE_CHECKING:
+    from rankframe._engine.hits import JudgmentCache
     from rankframe._measures import Measure
 
 #: Row order of the evaluated queries (their position among the run's queries).
@@ -58,6 +59,7 @@ def per_query_wide(
     score_dtype: str = "float64",
     doc_ascending: bool = False,
     input_order: bool = False,
+    kept: JudgmentCache | None = None,
 ) -> pl.DataFrame:
     """Evaluate ``measures`` on the judged ``queries``: ``query_id`` and one column per measure.
 
@@ -66,7 +68,11 @@ def per_query_wide(
     score ties by doc id ascending instead of trec_eval's descending (ir_measures' msmarco and
     judged providers): the run, sorted by doc id, is ranked with ``ties="input"``;
     ``input_order`` ranks the run with ties in its own order (a stable sort on the score:
-    ir_measures' accuracy provider).
+    ir_measures' accuracy provider). ``kept``: the judgment-side statistics of ``qrels`` kept
+    between calls (a :class:`JudgmentCache` the caller holds with the judgments): ``qrels``
+    is then passed whole and the plan reads the ``queries``' statistics from it; ``queries``
+    are then judged queries, each once (the caller keeps the others), and the rows come
+    sorted by query id (the caller orders them).
 
     Examples
     --------
@@ -79,14 +85,20 @@ def per_query_wide(
     """
     measures = list(dict.fromkeys(measures))
     names = [repr(m) for m in measures]
-    # (the small frames' steps as lazy queries, one collect each: every eager step collects)
-    order = (
-        queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame().lazy()
-        .unique(Q, keep="first", maintain_order=True)
-        .with_row_index(ORDER)
-    ).collect(engine="in-memory")
-    judged = qrels.lazy().join(order.lazy().select(Q), on=Q, how="semi").collect(engine="in-memory")
-    if judged.is_empty():
+    order = None
+    if kept is not None:  # (the caller's judged queries, each once: no frame of their order)
+        judged, evaluated = qrels, queries.cast(qrels.schema[Q], strict=False).alias(Q)
+        restricted = (kept, evaluated)
+    else:
+        # (the small frames' steps as lazy queries, one collect each: every eager step collects)
+        order = (
+            queries.cast(qrels.schema[Q], strict=False).alias(Q).to_frame().lazy()
+            .unique(Q, keep="first", maintain_order=True)
+            .with_row_index(ORDER)
+        ).collect(engine="in-memory")
+        judged = qrels.lazy().join(order.lazy().select(Q), on=Q, how="semi").collect(engine="in-memory")
+        evaluated, restricted = judged.get_column(Q), None
+    if evaluated.is_empty():
         return pl.DataFrame(schema={Q: qrels.schema[Q], **dict.fromkeys(names, pl.Float64)})
     ties = "input" if input_order else "trec_eval"
     if doc_ascending:
@@ -96,7 +108,9 @@ def per_query_wide(
         warnings.simplefilter("ignore", RankframeWarning)
         wide = per_query_frame(
             judged, run, measures, complete=True, relevance_level=relevance_level,
-            judged_only=judged_only, score_dtype=score_dtype, ties=ties,
+            judged_only=judged_only, score_dtype=score_dtype, ties=ties, kept=restricted,
         )
+    if order is None:
+        return wide  # (per_query_frame's columns: query_id and ``names``)
     ordered = wide.lazy().join(order.lazy(), on=Q, how="left").sort(ORDER).select(Q, *names)
     return ordered.collect(engine="in-memory")

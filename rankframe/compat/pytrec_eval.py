@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 
+from rankframe._engine.hits import JudgmentCache
 from rankframe._errors import InputError
 from rankframe._io.columns import REL, D, Q, S
 from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure
@@ -316,6 +317,10 @@ class RelevanceEvaluator:
         judged = {q: docs for q, docs in query_relevance.items() if docs}
         self._qrels = _read_checked(judged, REL) if judged else None
         self._topics = frozenset(judged)
+        # the judgments' per-query statistics, computed by the first call and read by the next
+        # (and their number per query: a call's engine is chosen by its own queries' judgments)
+        counts = None if self._qrels is None else dict(self._qrels.group_by(Q).len().iter_rows())
+        self._kept = JudgmentCache(counts=counts)
 
     def evaluate(self, scores: Mapping[str, Mapping[str, float]]) -> dict[str, dict[str, float]]:
         """Evaluate one run: ``{query_id: {label: value}}`` for its judged topics.
@@ -346,9 +351,14 @@ class RelevanceEvaluator:
         measures = [m for m in self._measures.values() if m is not None]
         if not measures:  # nothing to compute: the judged topics, each with its string labels
             return {q: dict.fromkeys(self._labels, 0.0) for q in scores if q in self._topics}
+        queries = run_queries(scores, run)
+        topics = [q for q in queries.to_list() if q in self._topics]  # (the run's judged keys)
+        if not topics:
+            return {}
         wide = per_query_wide(
-            self._qrels, run, run_queries(scores, run), measures, relevance_level=self._relevance_level,
-            judged_only=self._judged_only, score_dtype="float32",
+            self._qrels, run, pl.Series(Q, topics, dtype=pl.String), measures,
+            relevance_level=self._relevance_level, judged_only=self._judged_only,
+            score_dtype="float32", kept=self._kept,
         )
         columns = []
         for label in self._labels:
@@ -362,10 +372,9 @@ class RelevanceEvaluator:
             columns.append(value.cast(pl.Float64).alias(label))
         values = wide.select(*columns)
         labels = self._labels
-        return {
-            qid: dict(zip(labels, row, strict=True))
-            for qid, row in zip(wide.get_column(Q).to_list(), values.rows(), strict=True)
-        }
+        rows = dict(zip(wide.get_column(Q).to_list(), values.rows(), strict=True))
+        # in the run's order
+        return {qid: dict(zip(labels, rows[qid], strict=True)) for qid in topics if qid in rows}
 
 
 def _read_checked(source: Mapping[str, Mapping[str, Any]], value: str) -> pl.DataFrame:
