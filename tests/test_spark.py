@@ -154,11 +154,19 @@ def test_input_errors_surface_as_input_errors(spark, data) -> None:
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run.drop("score")), ["AP"])
     with pytest.raises(rf.MeasureError):
         rfs.evaluate(_sdf(spark, qrels), _sdf(spark, run), ["runid"])
-    # ndeval's measures: their qrels' subtopics never reach the tasks, refused in both engines
-    diverse = qrels.with_columns(pl.lit("1").alias("subtopic"))
+    # ndeval's measures over qrels with several subtopics a query: the tasks read one judgment a
+    # (query, doc), so they are refused (one subtopic a query is ndeval's case the tasks compute)
+    one = qrels.with_columns(pl.lit("1").alias("subtopic"))
+    several = pl.concat([one, one.with_columns(pl.lit("2").alias("subtopic"))])
     for engine in ("polars", "sql"):
-        with pytest.raises(rf.MeasureError, match="alpha_nDCG@10: ndeval's intent-aware measures"):
-            rfs.evaluate(_sdf(spark, diverse), _sdf(spark, run), ["alpha_nDCG@10", "AP"], engine=engine)
+        with pytest.raises(rf.MeasureError, match="alpha_nDCG@10: ndeval's intent-aware measures read"):
+            rfs.evaluate(_sdf(spark, several), _sdf(spark, run), ["alpha_nDCG@10", "AP"], engine=engine)
+    web = Path(__file__).parent / "data" / "trec_web_diversity"  # subtopics in the TREC qrels' 2nd field
+    with pytest.raises(rf.MeasureError, match="ERR_IA@20: ndeval's intent-aware measures read"):
+        rfs.evaluate(str(web / "qrels.web2012.diversity.sample.txt"),
+                     str(web / "run.web2012.ql.cata-filtered.top50.txt"), ["ERR_IA@20"], spark=spark)
+    got = rfs.evaluate(_sdf(spark, one), _sdf(spark, run), ["alpha_nDCG@10"]).toPandas()
+    assert got["value"].tolist() == rf.evaluate(one, run, ["alpha_nDCG@10"])["value"].to_list()
 
 
 def test_well_known_column_names_are_recognised_as_evaluate_does(spark, data) -> None:

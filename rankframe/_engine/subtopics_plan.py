@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 #: The subtopic column of diversity qrels, and the names it is read from.
 SUB = "subtopic"
-_SUB_NAMES = (SUB, "subtopic_id", "iteration")
+SUB_NAMES = (SUB, "subtopic_id", "iteration")
 _HIT, _NREL, _NSUB, _STEP, _GAIN, _COUNT = "_hit", "_nrel", "_nsub", "_step", "_gain", "_count"
 
 #: The evaluate options the subtopic plan reads; the others must keep evaluate's defaults.
@@ -66,7 +66,7 @@ def read_subtopic_qrels(qrels: Any, columns: Mapping[str, str] | None) -> pl.Laz
         return None
     lf = read_qrels(qrels, columns=columns)
     names = lf.collect_schema().names()
-    for name in _SUB_NAMES:
+    for name in SUB_NAMES:
         if name in names:
             return lf.select(Q, pl.col(name).alias(SUB), D, REL)
     if LINE in names and isinstance(qrels, str | os.PathLike):  # TREC text: its second column

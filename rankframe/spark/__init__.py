@@ -37,9 +37,9 @@ from typing import TYPE_CHECKING, Any
 
 import polars as pl
 
-from rankframe._engine.options import Options
+from rankframe._engine.options import Options, Q
 from rankframe._engine.partition import is_count
-from rankframe._engine.subtopics_plan import is_subtopic
+from rankframe._engine.subtopics_plan import SUB, SUB_NAMES, is_subtopic, read_subtopic_qrels
 from rankframe._errors import InputError, MeasureError
 from rankframe._io.storage import StoragePath, require_local_files, with_storage
 from rankframe._measures._names import parse_measures
@@ -51,6 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from pyspark.sql import DataFrame
 
     from rankframe._engine.prepare import MeasureSpec
+    from rankframe._measures import Measure
 
 __all__ = ["ENGINES", "evaluate"]
 
@@ -206,14 +207,6 @@ def evaluate(
     if textual:
         msg = f"{', '.join(textual)} is not a number; rankframe.spark evaluates numeric measures."
         raise MeasureError(msg)
-    intent_aware = [repr(m) for m in parsed if is_subtopic(m)]
-    if intent_aware:  # their qrels' subtopics do not reach the tasks: refused, not mis-scored
-        msg = (
-            f"{', '.join(intent_aware)}: ndeval's intent-aware measures read qrels with subtopics, "
-            "which rankframe.spark does not evaluate; use rankframe.evaluate (diversity qrels and "
-            "runs are small: e.g. rf.evaluate(qrels_df.toArrow(), run_df.toArrow(), ...))."
-        )
-        raise MeasureError(msg)
     names = [repr(m) for m in parsed]
     slots = [f"_m{i}" for i in range(len(names))]
     from pyspark.sql import DataFrame as SparkFrame
@@ -230,6 +223,7 @@ def evaluate(
                 f"{type(x).__name__}. Several runs go in one DataFrame or file with a 'run' column."
             )
             raise InputError(msg)
+    _refuse_subtopics(qrels, parsed, qrels_columns, SparkFrame)
     paths = [is_path(x) for x in given.values()]
     if any(paths) and not all(paths):
         named = ", ".join(f"{n}={os.fspath(x)!r}" for n, x in given.items() if is_path(x))
@@ -300,6 +294,44 @@ def evaluate(
     return finish(
         raw, probe, judged_queries, parsed, slots, per_query=per_query, F=F, constants=probe.constants
     )
+
+
+def _refuse_subtopics(
+    qrels: Any, parsed: list[Measure], columns: Mapping[str, str] | None, frame_type: type
+) -> None:
+    """Refuse ndeval's measures over qrels whose queries have several subtopics.
+
+    The tasks read one judgment per (query, doc): qrels without a subtopic column, or with one
+    subtopic per query, are ndeval's one-subtopic case, which they compute; several subtopics
+    per query would be scored as one, so they are refused, naming the way out.
+    """
+    intent_aware = [repr(m) for m in parsed if is_subtopic(m)]
+    if not intent_aware or qrels is None:
+        return
+    if isinstance(qrels, frame_type):
+        from pyspark.sql import functions as F  # noqa: N812
+
+        found = [c for c in qrels.columns if c in SUB_NAMES]
+        query = (columns or {}).get(Q, Q)
+        several = bool(found) and query in qrels.columns and bool(
+            qrels.groupBy(query).agg(F.countDistinct(found[0]).alias("n")).where(F.col("n") > 1).take(1)
+        )
+    else:
+        try:
+            sub = read_subtopic_qrels(local_path(qrels), columns)
+        except (InputError, OSError, pl.exceptions.PolarsError):
+            return  # unreadable: the evaluation says where
+        several = sub is not None and not sub.group_by(Q).agg(pl.col(SUB).n_unique().alias("n")).filter(
+            pl.col("n") > 1
+        ).head(1).collect().is_empty()
+    if several:
+        msg = (
+            f"{', '.join(intent_aware)}: ndeval's intent-aware measures read the qrels' subtopics "
+            "(a query here has several), which rankframe.spark does not evaluate; use "
+            "rankframe.evaluate (diversity qrels and runs are small: e.g. "
+            "rf.evaluate(qrels_df.toArrow(), run_df.toArrow(), ...))."
+        )
+        raise MeasureError(msg)
 
 
 def _parquet(spark: Any, path: Any) -> Any:
