@@ -197,6 +197,13 @@ def test_duplicate_rows_are_refused() -> None:
     q, r = _frames([("a", "1", "d1", 1)], [("a", "d1", 1.0), ("a", "d1", 2.0)])
     with pytest.raises(rf.InputError, match=r"duplicate \(query, doc\) rows in the run"):
         rf.evaluate(q, r, ["AP_IA"])
+    # past three, the count of them all, then the first three
+    q, r = _frames([("a", "1", d, 1) for d in DOCS] * 2, [("a", "d1", 1.0)])
+    many = (r"duplicate \(query, subtopic, doc\) rows in the qrels: 5 listed more than once "
+            r"\(5 extra rows\), e\.g\. \('a', '1', 'd1'\) x2; \('a', '1', 'd10'\) x2; "
+            r"\('a', '1', 'd2'\) x2\.")
+    with pytest.raises(rf.InputError, match=many):
+        rf.evaluate(q, r, ["AP_IA"])
 
 
 @settings(max_examples=settings.default.max_examples * 2)

@@ -149,10 +149,14 @@ def _given(value: Any, default: Any) -> bool:
 
 def _refuse_duplicates(lf: pl.LazyFrame, key: list[str], role: str, what: str) -> None:
     """An InputError naming the first rows of ``lf`` that repeat ``key`` (ndeval's are ambiguous)."""
-    found = lf.group_by(key).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1).head(3).collect()
+    found = lf.group_by(key).agg(pl.len().alias("_n")).filter(pl.col("_n") > 1).sort(key).collect()
     if found.height:
-        rows = "; ".join(f"{tuple(r[:-1])} x{r[-1]}" for r in found.sort(key).rows())
-        msg = f"duplicate {what} rows in the {role}: {rows}. Keep one row per {what}."
+        rows = "; ".join(f"{tuple(r[:-1])} x{r[-1]}" for r in found.head(3).rows())
+        count = ""
+        if found.height > 3:
+            extra = int(found["_n"].sum()) - found.height
+            count = f"{found.height:,} listed more than once ({extra:,} extra rows), e.g. "
+        msg = f"duplicate {what} rows in the {role}: {count}{rows}. Keep one row per {what}."
         raise InputError(msg)
 
 
