@@ -27,11 +27,13 @@ import sys
 import warnings
 from typing import Any
 
+import numpy as np
 import pytest
 import pytrec_eval
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+import rankframe as rf
 import rankframe.compat.pytrec_eval as compat
 
 # ----------------------------------------------------------------------------- data
@@ -388,3 +390,32 @@ def test_a_call_picks_its_engine_by_its_own_queries_judgments(monkeypatch: pytes
     every = evaluator.evaluate({f"q{i}": ranking for i in range(10)})  # 20 + 200
     assert engines == ["in-memory", "auto"]
     assert one == {"q1": every["q1"]}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        {}, {"q1": {}}, {"q1": {"d1": 1.5, "d2": 0.5}, "q2": {}, "q3": {"d1": 2.0}},
+        {1: {2: 1.0}, 3: {4: 2.0}}, {"q1": {1: 1.0, "d": 2.0}}, {b"q\xe9": {"d": 1.0}, "q": {b"d": 2.0}},
+        {"q1": {"d1": np.float32(0.25), "d2": np.int64(3)}}, {"q1": {"d1": True, "d2": 0}},
+        {"q1": {"d1": float("nan"), "d2": -float("inf")}}, {"q1": {"d1": "high"}}, {"q1": {"d1": None}},
+    ],
+)
+@pytest.mark.parametrize("kind", ["qrels", "run"])
+def test_dicts_read_as_read_qrels_and_read_run_read_them(source: dict, kind: str) -> None:
+    # the drop-ins' fast path for {query: {doc: value}} builds the same frame, or the same error
+    from rankframe.compat._common import read
+
+    reader = rf.read_qrels if kind == "qrels" else rf.read_run
+    try:
+        want = reader(source).collect()
+    except rf.InputError as err:
+        want = err
+    if isinstance(want, rf.InputError):
+        with pytest.raises(rf.InputError) as refused:
+            read(source, kind)
+        assert str(refused.value) == str(want)
+        return
+    got = read(source, kind)
+    assert got.schema == want.schema
+    assert got.equals(want, null_equal=True)

@@ -121,6 +121,11 @@ def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str
     >>> from_nested_dict({"q1": {"d1": 2, "d2": 0}}, "qrels", "the qrels dict").collect().rows()
     [('q1', 'd1', 2), ('q1', 'd2', 0)]
     """
+    return nested_dict_frame(obj, kind, where).lazy()
+
+
+def nested_dict_frame(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str) -> pl.DataFrame:
+    """:func:`from_nested_dict`'s frame, in memory (a caller that needs it so skips a collect)."""
     if kind not in VALUE:
         msg = (
             f"A dict {{query: {{doc: value}}}} holds one value per document: pass it as qrels "
@@ -151,7 +156,7 @@ def from_nested_dict(obj: Mapping[Any, Mapping[Any, Any]], kind: str, where: str
     ])
     if column == REL and frame.schema[REL] == pl.Boolean:
         frame = frame.with_columns(pl.col(REL).cast(pl.Int64))
-    return frame.lazy()
+    return frame
 
 
 def from_records(obj: Iterable[Any], kind: str, where: str) -> pl.LazyFrame:

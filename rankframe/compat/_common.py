@@ -17,7 +17,8 @@ import polars as pl
 import rankframe as rf
 from rankframe._engine.evaluate import per_query_frame
 from rankframe._errors import RankframeWarning
-from rankframe._io.columns import D, Q
+from rankframe._io.columns import D, Q, describe
+from rankframe._io.ecosystem import is_nested_dict, nested_dict_frame
 
 if TYPE_CHECKING:
     from rankframe._engine.hits import JudgmentCache
@@ -35,6 +36,8 @@ def read(source: Any, kind: str) -> pl.DataFrame:
     generator is consumed once, here), pandas frames with ``query_id, doc_id, relevance|score``,
     Polars and Arrow frames, TREC files.
     """
+    if is_nested_dict(source):  # (the frame as read_qrels/read_run build it, without their collect)
+        return nested_dict_frame(source, kind, describe(source, kind))
     reader = rf.read_qrels if kind == "qrels" else rf.read_run
     return reader(source).collect()  # an empty dict has typed columns too (String ids)
 
