@@ -9,7 +9,6 @@ Parquet when ``OUT`` ends in ``.parquet``.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from typing import Any
 
@@ -118,23 +117,16 @@ def _trec_lines(fused: pl.DataFrame, tag: str) -> pl.DataFrame:
     )
 
 
-def _in_flags(message: str) -> str:
-    """An error of :func:`rankframe.fuse`'s arguments in the command's words (its flags)."""
-    message = re.sub(r"fuse\(method='([^']+)'\)", r"--method \1", message)
-    message = re.sub(r"pass params=\{'([^']+)': \.\.\.\}", r"give --param \1=VALUE", message)
-    message = message.replace("weights=[...]", "--weights W [W ...]")
-    return message.replace("the weighted methods", "the weighted ones")
-
-
 def _check_flags(args: argparse.Namespace, runs: int) -> None:
     """The method, normalisation, parameters and weights: a usage error when they do not fit."""
-    from rankframe._fusion.fuse import check_arguments
+    from rankframe._fusion.fuse import Words, check_arguments
     from rankframe._fusion.methods import get_method
 
+    flags = Words("--method {}", "give --param {}=VALUE", "--weights W [W ...]", "the weighted ones")
     try:
-        check_arguments(args.method, args.norm, dict(args.param or ()), args.weights, runs)
+        check_arguments(args.method, args.norm, dict(args.param or ()), args.weights, runs, words=flags)
     except RankframeError as err:
-        raise UsageError(_in_flags(str(err))) from None
+        raise UsageError(str(err)) from None
     if get_method(args.method).trained and args.qrels is None:
         msg = f"--method {args.method} learns from judgments: give --qrels QRELS (training queries)."
         raise UsageError(msg)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import polars as pl
@@ -19,7 +20,21 @@ from rankframe._fusion.methods import Aligned, Method, get_method
 from rankframe._fusion.norms import POS, WINDOW, Norm, borda_norm, get_norm
 
 
-def _check_params(method: Method, params: Mapping[str, Any] | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Words:
+    """How the argument errors name the method, a parameter and the weights (the API's or a CLI's)."""
+
+    method: str = "fuse(method={!r})"
+    param: str = "pass params={{{!r}: ...}}"
+    weights: str = "weights=[...]"
+    weighted: str = "the weighted methods"
+
+
+#: :func:`fuse`'s own words; ``rankframe fuse`` passes its flags (``--method x``, ``--param``).
+API = Words()
+
+
+def _check_params(method: Method, params: Mapping[str, Any] | None, words: Words = API) -> dict[str, Any]:
     """The method's parameters: the defaults, overridden by ``params``; required ones present."""
     given = dict(params or {})
     given.pop("weights", None)
@@ -28,7 +43,7 @@ def _check_params(method: Method, params: Mapping[str, Any] | None) -> dict[str,
     unknown = sorted(set(given) - set(method.params))
     if unknown:
         valid = ", ".join(method.params) or "none"
-        msg = f"fuse(method={method.name!r}) has no parameter {unknown[0]!r}; its parameters: {valid}."
+        msg = f"{words.method.format(method.name)} has no parameter {unknown[0]!r}; its parameters: {valid}."
         raise InputError(msg)
     out = {**method.params, **given}
     learnt = method.trained and _trained.LEARNT[method.name] in (params or {})
@@ -36,7 +51,8 @@ def _check_params(method: Method, params: Mapping[str, Any] | None) -> dict[str,
         if value is None and learnt and name == "n_segments":  # probfuse's is the probs' length
             continue
         if value is None:
-            msg = f"fuse(method={method.name!r}) needs the parameter {name!r}: pass params={{{name!r}: ...}}."
+            named, how = words.method.format(method.name), words.param.format(name)
+            msg = f"{named} needs the parameter {name!r}: {how}."
             raise InputError(msg)
         if not isinstance(value, numbers.Real) or isinstance(value, bool):
             kind = type(value).__name__
@@ -48,19 +64,22 @@ def _check_params(method: Method, params: Mapping[str, Any] | None) -> dict[str,
     return out
 
 
-def _check_weights(method: Method, weights: Sequence[float] | None, runs: int) -> list[float] | None:
+def _check_weights(
+    method: Method, weights: Sequence[float] | None, runs: int, words: Words = API
+) -> list[float] | None:
+    named = words.method.format(method.name)
     if not method.weighted:
         if weights is not None:
             weighted = ", ".join(n for n, m in _methods.METHODS.items() if m.weighted)
-            msg = f"fuse(method={method.name!r}) takes no weights; the weighted methods: {weighted}."
+            msg = f"{named} takes no weights; {words.weighted}: {weighted}."
             raise InputError(msg)
         return None
     if weights is None:
-        msg = f"fuse(method={method.name!r}) needs weights=[...], one number per run ({runs} runs)."
+        msg = f"{named} needs {words.weights}, one number per run ({runs} runs)."
         raise InputError(msg)
     out = list(weights)
     if len(out) != runs or not all(isinstance(w, numbers.Real) and not isinstance(w, bool) for w in out):
-        msg = f"fuse(method={method.name!r}) needs one weight per run: {runs} numbers. Got {weights!r}."
+        msg = f"{named} needs one weight per run: {runs} numbers. Got {weights!r}."
         raise InputError(msg)
     return [float(w) for w in out]
 
@@ -71,11 +90,16 @@ def check_arguments(
     params: Mapping[str, Any] | None,
     weights: Sequence[float] | None,
     runs: int | None = None,
+    *,
+    words: Words = API,
 ) -> tuple[Method, Norm | None, dict[str, Any]]:
-    """The method, the normalisation and the parameters, checked (the weights too given ``runs``)."""
+    """The method, the normalisation and the parameters, checked (the weights too given ``runs``).
+
+    ``words``: how the errors name the arguments (:data:`API`, or a command line's flags).
+    """
     m = get_method(method)
     nm = get_norm(norm)
-    p = _check_params(m, params)
+    p = _check_params(m, params, words)
     if nm is not None and nm.expr is None and m.reads_position:
         msg = (
             f"norm='borda' lists every candidate in each run in no defined order, so "
@@ -83,9 +107,9 @@ def check_arguments(
         )
         raise InputError(msg)
     if runs is not None:
-        _check_weights(m, weights, runs)
+        _check_weights(m, weights, runs, words)
     elif weights is not None and not m.weighted:
-        _check_weights(m, weights, 0)
+        _check_weights(m, weights, 0, words)
     return m, nm, p
 
 
