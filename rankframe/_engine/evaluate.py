@@ -321,6 +321,10 @@ def evaluate(
             prep.judgment_cache = kept_judgments(qrels, prep, qrels_columns)
     if progress and note:
         print(note, file=sys.stderr, flush=True)
+    if partitions is None and scans_storage(prep.run):
+        # a run read from storage as the plan runs: its duplicates said before it (a read of
+        # its ids); the plan's own screen counts the judgments whole
+        refuse_duplicates(prep, qrels=False)
     if read is not None and partitions is None:
         # several runs given apart: one plan per run against judgments read once (faster than
         # one plan over the stacked runs, and memory bounded by one run); when even one run's
@@ -335,13 +339,9 @@ def evaluate(
             part.run_where = f"{sources[name]} (run {name!r})"
             return part
 
-        if scans_storage(prep.run):
-            refuse_duplicates(prep, qrels=False)
         qrels_once = prep.qrels.collect().lazy()
         wide = evaluate_runs(prep, list(read), prepare_run, progress=progress, output=output)
     elif partitions is None:
-        if scans_storage(prep.run):  # (the plan's screen counts the judgments whole)
-            refuse_duplicates(prep, qrels=False)
         wide = per_query_wide(prep, validate=True, progress=progress)
         if output is not None:
             with atomic_path(output) as tmp:  # complete at the destination, or absent
