@@ -27,6 +27,9 @@ from rankframe._engine.rank import doc_hash, missing_pairs, rank_expr
 from rankframe._measures import Ctx, Measure
 from rankframe._measures._params import GRADE_POSITION
 
+#: A judgment side not in the cache yet (``None`` there: collecting it failed).
+_NOT_YET = object()
+
 
 class JudgmentCache(UserDict):
     """The hits plan's judgment-side per-query frames, kept for fixed judgments (``cache``).
@@ -175,23 +178,24 @@ def hits_plan(
 
     present = "_judged"
     qkey = [*qrels_keys, Q]
+    # the judgment side from the cache (a frame; None where collecting it failed), else planned
     kept = None
     if cache is not None:
         engine = getattr(cache, "engine", "auto")
         key = (level, tuple(stats), tuple(lists), checks, tuple(qrels_keys), engine)
-        kept = cache.get(key, False)
-    if kept is None or kept is False:  # (False: not computed yet; None: it failed)
+        kept = cache.get(key, _NOT_YET)
+    if not isinstance(kept, pl.DataFrame):
         per_query = _judgment_side(
             qrels, every_judged, {**stats, **lists}, qrels_keys, present, judgment_rows, checks=checks
         )
-    if kept is False and getattr(cache, "fill", True):
-        try:
-            kept = cache[key] = per_query.collect(engine=engine)
-        except (pl.exceptions.PolarsError, OSError):
-            # bad judgments (a NaN grade's cast to Int64): the plan's own collect fails
-            # the same way, and its caller then runs the checks that name the row
-            kept = cache[key] = None
-    if kept is not None and kept is not False:
+        if kept is _NOT_YET and getattr(cache, "fill", True):
+            try:
+                kept = cache[key] = per_query.collect(engine=engine)
+            except (pl.exceptions.PolarsError, OSError):
+                # bad judgments (a NaN grade's cast to Int64): the plan's own collect fails
+                # the same way, and its caller then runs the checks that name the row
+                cache[key] = None
+    if isinstance(kept, pl.DataFrame):
         per_query = kept.lazy()
     if queries is not None:
         per_query = per_query.filter(pl.col(Q).is_in(pl.lit(queries).implode()))
