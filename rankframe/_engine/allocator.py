@@ -24,7 +24,15 @@ import sys
 _M_ARENA_MAX = -8  # glibc's mallopt parameter
 
 
-def _limit(which: int) -> int | None:
+def soft_limit(which: int) -> int | None:
+    """The soft resource limit ``which`` (``resource.RLIMIT_AS``...) in bytes; None when unlimited.
+
+    Examples
+    --------
+    >>> import resource
+    >>> soft_limit(resource.RLIMIT_AS) is None or soft_limit(resource.RLIMIT_AS) > 0
+    True
+    """
     try:
         soft, _ = resource.getrlimit(which)
     except (ValueError, OSError):  # pragma: no cover - unsupported on this platform
@@ -37,7 +45,7 @@ def address_limited() -> bool:
 
     What the process reserves then counts, whether or not it is ever touched.
     """
-    return _limit(resource.RLIMIT_AS) is not None or _limit(resource.RLIMIT_DATA) is not None
+    return soft_limit(resource.RLIMIT_AS) is not None or soft_limit(resource.RLIMIT_DATA) is not None
 
 
 def reservations_refused() -> bool:
@@ -125,5 +133,5 @@ def configure() -> None:
 
 __all__ = [
     "address_limited", "cap_malloc_arenas", "configure", "reservations_refused",
-    "return_address_space", "returns_address_space",
+    "return_address_space", "returns_address_space", "soft_limit",
 ]

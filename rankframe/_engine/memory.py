@@ -55,7 +55,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from rankframe._engine.allocator import _limit, returns_address_space
+from rankframe._engine.allocator import returns_address_space, soft_limit
 
 if TYPE_CHECKING:
     import polars as pl
@@ -267,10 +267,10 @@ def available() -> Budget:
         except (ValueError, OSError, AttributeError):  # pragma: no cover - no sysconf
             pass
     if "VmSize" in status:  # the address-space limits need the current size (Linux)
-        limit = _limit(resource.RLIMIT_AS)
+        limit = soft_limit(resource.RLIMIT_AS)
         if limit is not None:
             address.append((max(limit - status["VmSize"], 0), "RLIMIT_AS, ulimit -v"))
-        limit = _limit(resource.RLIMIT_DATA)
+        limit = soft_limit(resource.RLIMIT_DATA)
         if limit is not None and "VmData" in status:
             address.append((max(limit - status["VmData"], 0), "RLIMIT_DATA, ulimit -d"))
     r = min(resident) if resident else (None, "")
@@ -296,7 +296,7 @@ def recent_budget() -> tuple[Budget, bool]:
     answers when that bound takes a quarter of what it allows (else a new reading decides).
     """
     key = (
-        os.environ.get(LIMIT_VARIABLE), _limit(resource.RLIMIT_AS), _limit(resource.RLIMIT_DATA),
+        os.environ.get(LIMIT_VARIABLE), soft_limit(resource.RLIMIT_AS), soft_limit(resource.RLIMIT_DATA),
         available,
     )
     now = time.monotonic()
