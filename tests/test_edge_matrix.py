@@ -32,7 +32,7 @@ BOUNDED_0_1 = set(
     RprecMult SetAP SetF SetP SetR SetRelP Success Unjudged binG infAP nDCG
     AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
     FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
-    IntraListDiversity APLT Serendipity UserCoverage
+    IntraListDiversity APLT UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
     Accuracy Compat
     NRBP AP_IA P_IA StRecall
@@ -58,6 +58,7 @@ NOT_BOUNDED_0_1 = {
     "CatalogCoverage": "every recommended item over the catalogue: above 1 with items outside it",
     "DistributionalCoverage": "an entropy, in bits",
     "SelfInformation": "a mean self-information, in bits",
+    "Serendipity": "1 - a co-occurrence similarity, which repeated history rows take above 1",
     "Footrule": "a sum of rank differences",
     "SpearmanDist": "a sum of squared rank differences",
     "KendallDist": "a count of inverted pairs",
@@ -75,7 +76,7 @@ NOT_BOUNDED_0_1 = {
     "nERR_IA": "over ndeval's greedy ideal, which a ranking may beat",
     "nNRBP": "over ndeval's greedy ideal, which a ranking may beat",
 }
-SIGNED = {"Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
+SIGNED = {"Serendipity", "Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
 NON_NEGATIVE = set(NOT_BOUNDED_0_1) - SIGNED
 
 HUGE_K = 10**9

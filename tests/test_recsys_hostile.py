@@ -1,0 +1,46 @@
+"""Recommender evaluation on hostile inputs: each test regresses a defect found by a user's pass.
+
+Every expected value is worked out by hand in a comment (or by numpy in the test) from the
+frames shown; the test's name says what went wrong before the fix.
+"""
+
+from __future__ import annotations
+
+import math
+
+import polars as pl
+import pytest
+
+import rankframe as rf
+
+USERS = [f"u{j}" for j in range(6)]
+
+
+def _values(result: pl.DataFrame) -> dict[str, float]:
+    return dict(zip(result["measure"].to_list(), result["value"].to_list(), strict=True))
+
+
+# ----------------------------------------------------------------------------- bounds
+def _compare_interval(runs: dict[str, pl.DataFrame], measure: str, **sides: pl.DataFrame) -> dict[str, tuple]:
+    """Each run's (mean, ci_low, ci_high) of ``measure`` in rf.compare's summary."""
+    summary = rf.compare(None, runs, [measure], **sides).summary
+    return {r["run"]: (r["mean"], r["ci_low"], r["ci_high"]) for r in summary.iter_rows(named=True)}
+
+
+def test_serendipity_below_zero_with_repeated_history_rows_is_not_clipped_to_0_1() -> None:
+    # every user holds item a three times: C(a, a) = 3 * 3 = 9 per user, n_a = 3 * 6 = 18 rows
+    # (u0 also holds b once); sim(a, a) = 6 * 9 / sqrt(18 * 18) = 3, so a user shown a scores
+    # 1 - 3 = -2
+    history = pl.DataFrame({"user_id": [u for u in USERS for _ in range(3)] + ["u0"],
+                            "item_id": ["a"] * 18 + ["b"]})
+    shown_a = pl.DataFrame({"user_id": USERS, "item_id": ["a"] * 6, "score": [1.0] * 6})
+    shown_b = shown_a.with_columns(pl.lit("b").alias("item_id"))
+    per_user = rf.evaluate(None, shown_a, ["Serendipity@1"], interactions=history, per_query=True)
+    # u0: sim(a, b) = C(a, b) / sqrt(n_a n_b) = 3 / sqrt(18); its rows a, a, a, b
+    u0 = 1 - (3 * 3 + 3 / math.sqrt(18)) / 4
+    assert per_user["value"].to_list() == pytest.approx([u0, -2, -2, -2, -2, -2])
+    runs = {"a": shown_a, "b": shown_b}
+    mean, low, high = _compare_interval(runs, "Serendipity@1", interactions=history)["a"]
+    assert mean == pytest.approx((u0 - 10) / 6)
+    assert low <= mean <= high  # the interval held [0, 0] before: clipped to bounds (0, 1)
+    assert rf.parse_measure("Serendipity@1")[0].bounds()[1] == 1.0  # 1 - a similarity >= 0
