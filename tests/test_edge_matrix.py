@@ -31,7 +31,7 @@ BOUNDED_0_1 = set(
     AP Bpref ERR F1 G GMAP GMBpref HitRate IPrec IPrecAvg Judged P R RBP RBPResidual RR RelP Rprec
     RprecMult SetAP SetF SetP SetR SetRelP Success Unjudged binG infAP nDCG
     AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
-    FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
+    FallOut Coverage Gini Novelty Surprisal Unexpectedness
     IntraListDiversity APLT UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
     Accuracy Compat
@@ -58,6 +58,7 @@ NOT_BOUNDED_0_1 = {
     "CatalogCoverage": "every recommended item over the catalogue: above 1 with items outside it",
     "DistributionalCoverage": "an entropy, in bits",
     "SelfInformation": "a mean self-information, in bits",
+    "CategoricalDiversity": "distinct categories over k: up to the number of category columns",
     "Serendipity": "1 - a co-occurrence similarity, which repeated history rows take above 1",
     "Footrule": "a sum of rank differences",
     "SpearmanDist": "a sum of squared rank differences",

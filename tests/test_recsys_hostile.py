@@ -44,3 +44,22 @@ def test_serendipity_below_zero_with_repeated_history_rows_is_not_clipped_to_0_1
     assert mean == pytest.approx((u0 - 10) / 6)
     assert low <= mean <= high  # the interval held [0, 0] before: clipped to bounds (0, 1)
     assert rf.parse_measure("Serendipity@1")[0].bounds()[1] == 1.0  # 1 - a similarity >= 0
+
+
+def test_categorical_diversity_of_multi_label_items_above_one_is_not_clipped_to_0_1() -> None:
+    # two category columns: item a is (x, p), b is (y, q), c is (x, r)
+    items = pl.DataFrame({"item_id": ["a", "b", "c"], "genre": ["x", "y", "x"], "mood": ["p", "q", "r"]})
+    run_ab = pl.DataFrame({"user_id": USERS * 2, "item_id": ["a"] * 6 + ["b"] * 6,
+                           "score": [2.0] * 6 + [1.0] * 6})
+    run_ac = run_ab.with_columns(pl.when(pl.col("item_id") == "b").then(pl.lit("c")).otherwise("item_id")
+                                 .alias("item_id"))
+    # top 1 = a: {x, p} / 1 = 2; top 2 = a, b: {x, p, y, q} / 2 = 2; a, c: {x, p, r} / 2 = 1.5
+    measures = ["CategoricalDiversity@1", "CategoricalDiversity@2"]
+    got = _values(rf.evaluate(None, run_ab, measures, items=items))
+    assert got == {"CategoricalDiversity@1": 2.0, "CategoricalDiversity@2": 2.0}
+    intervals = _compare_interval({"ab": run_ab, "ac": run_ac}, "CategoricalDiversity@2", items=items)
+    for run, mean in (("ab", 2.0), ("ac", 1.5)):
+        m, low, high = intervals[run]
+        assert m == mean
+        assert low <= mean <= high  # [1, 1] before: clipped to bounds (0, 1)
+    assert rf.parse_measure("CategoricalDiversity@2")[0].bounds()[0] == 0.0

@@ -6,6 +6,7 @@ the item catalogue (``items=``), no judgments; per user, averaged.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -37,7 +38,8 @@ class CategoricalDiversity(_TopK):
     ``popularity``; several columns give multi-label items). An item the catalogue lacks adds
     no category. Divided by ``k`` even when fewer items are recommended; averaged over the
     evaluated users (RePlay's ``CategoricalDiversity``, whose rows are the categories of the
-    recommended items).
+    recommended items). At most 1 with one category column; with ``c`` of them an item brings
+    up to ``c`` categories and the value may reach ``c``.
 
     References
     ----------
@@ -56,6 +58,8 @@ class CategoricalDiversity(_TopK):
     """
 
     NAME = "CategoricalDiversity"
+    #: up to the number of category columns (multi-label items): not bounded by 1
+    BOUNDS = (0.0, math.inf)
     SIDE_COLUMNS = frozenset({"category"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
