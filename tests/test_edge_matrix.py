@@ -32,7 +32,7 @@ BOUNDED_0_1 = set(
     RprecMult SetAP SetF SetP SetR SetRelP Success Unjudged binG infAP nDCG
     AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
     FallOut Coverage Gini Novelty Surprisal Unexpectedness
-    IntraListDiversity APLT UserCoverage
+    APLT UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
     Accuracy Compat
     NRBP AP_IA P_IA StRecall
@@ -59,6 +59,7 @@ NOT_BOUNDED_0_1 = {
     "DistributionalCoverage": "an entropy, in bits",
     "SelfInformation": "a mean self-information, in bits",
     "CategoricalDiversity": "distinct categories over k: up to the number of category columns",
+    "IntraListDiversity": "1 - a mean cosine: up to 2 for feature vectors pointing apart",
     "Serendipity": "1 - a co-occurrence similarity, which repeated history rows take above 1",
     "Footrule": "a sum of rank differences",
     "SpearmanDist": "a sum of squared rank differences",

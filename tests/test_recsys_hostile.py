@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import polars as pl
 import pytest
 
@@ -63,3 +64,22 @@ def test_categorical_diversity_of_multi_label_items_above_one_is_not_clipped_to_
         assert m == mean
         assert low <= mean <= high  # [1, 1] before: clipped to bounds (0, 1)
     assert rf.parse_measure("CategoricalDiversity@2")[0].bounds()[0] == 0.0
+
+
+def test_intra_list_diversity_of_opposed_feature_vectors_above_one_is_not_clipped_to_0_1() -> None:
+    # a = (1, 0) and b = (-1, 0.1): cosine -1 / sqrt(1.01), so ILD = 1 + 1 / sqrt(1.01) > 1
+    features = np.array([[1.0, 0.0], [-1.0, 0.1], [0.5, 0.5]])
+    items = pl.DataFrame({"item_id": ["a", "b", "c"], "features": features.tolist()})
+    run_ab = pl.DataFrame({"user_id": USERS * 2, "item_id": ["a"] * 6 + ["b"] * 6,
+                           "score": [2.0] * 6 + [1.0] * 6})
+    run_ac = run_ab.with_columns(pl.when(pl.col("item_id") == "b").then(pl.lit("c")).otherwise("item_id")
+                                 .alias("item_id"))
+    unit = features / np.linalg.norm(features, axis=1, keepdims=True)
+    want = {"ab": 1 - unit[0] @ unit[1], "ac": 1 - unit[0] @ unit[2]}
+    assert want["ab"] > 1
+    intervals = _compare_interval({"ab": run_ab, "ac": run_ac}, "IntraListDiversity@2", items=items)
+    for run, mean in want.items():
+        m, low, high = intervals[run]
+        assert m == pytest.approx(mean, abs=1e-12)
+        assert low <= m <= high  # [1, 1] before for "ab": clipped to bounds (0, 1)
+    assert rf.parse_measure("IntraListDiversity@2")[0].bounds() == (0.0, 2.0)  # 1 - a cosine

@@ -90,9 +90,11 @@ class IntraListDiversity(_TopK):
         \cos(f_i, f_j), \quad n = |\mathrm{top}_k(u)|
 
     Computed from the sum :math:`S` of the unit vectors as
-    :math:`1 - (|S|^2 - n) / (n(n - 1))`. A user with fewer than 2 items has no pair: its value
-    is null and the mean over users leaves it out (as Microsoft Recommenders' ``diversity``
-    does); an item the catalogue lacks has no features and is left out of its list.
+    :math:`1 - (|S|^2 - n) / (n(n - 1))`. Between 0 and 2: feature vectors with negative
+    components may point apart (a cosine of -1 gives 2). A user with fewer than 2 items has
+    no pair: its value is null and the mean over users leaves it out (as Microsoft
+    Recommenders' ``diversity`` does); an item the catalogue lacks has no features and is
+    left out of its list.
 
     References
     ----------
@@ -115,6 +117,8 @@ class IntraListDiversity(_TopK):
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("similarity", "str", "cosine", (lambda v: v in SIMILARITIES, "'cosine'")),
     )
+    #: 1 - a mean cosine in [-1, 1]
+    BOUNDS = (0.0, 2.0)
     SIDE_COLUMNS = frozenset({"features"})
     EMPTY = None  # no pair: undefined, left out of the mean
 
