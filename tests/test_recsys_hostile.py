@@ -83,3 +83,26 @@ def test_intra_list_diversity_of_opposed_feature_vectors_above_one_is_not_clippe
         assert m == pytest.approx(mean, abs=1e-12)
         assert low <= m <= high  # [1, 1] before for "ab": clipped to bounds (0, 1)
     assert rf.parse_measure("IntraListDiversity@2")[0].bounds() == (0.0, 2.0)  # 1 - a cosine
+
+
+# ----------------------------------------------------------------------------- ties="average"
+def test_average_ties_are_refused_by_top_k_measures_not_silently_broken_by_item_id() -> None:
+    # three items tied for rank 1; the user has seen a only: averaged over the orders, Novelty@1
+    # is 2/3, but trec_eval's order (item id descending: c first) gave 1 under ties="average"
+    run = pl.DataFrame({"user_id": ["u"] * 3, "item_id": ["a", "b", "c"], "score": [1.0] * 3})
+    history = pl.DataFrame({"user_id": ["u"], "item_id": ["a"]})
+    assert rf.evaluate(None, run, ["Novelty@1"], interactions=history).item(0, "value") == 1.0
+    for measures in (["Novelty@1"], ["Coverage@1", "Gini"], ["ARP@2", "Surprisal@1"]):
+        with pytest.raises(rf.MeasureError, match=r"'average' tie policy .*" + measures[0]):
+            rf.evaluate(None, run, measures, interactions=history, ties="average")
+    qrels = pl.DataFrame({"user_id": ["u"], "item_id": ["b"], "relevance": [1]})
+    with pytest.raises(rf.MeasureError, match=r"'average' tie policy .*Novelty@1"):
+        rf.evaluate(qrels, run, ["nDCG@1", "Novelty@1"], interactions=history, ties="average")
+    # the order-free ones stay allowed: the whole list's items, and UserCoverage's counts
+    free = ["Coverage", "CatalogCoverage", "DistributionalCoverage", "Gini", "SelfInformation",
+            "UserCoverage@2"]
+    averaged = rf.evaluate(None, run, free, interactions=history, ties="average")
+    assert averaged.equals(rf.evaluate(None, run, free, interactions=history))
+    # (nDCG@1 under averaged ties: 1/3 of the orders put b first)
+    got = rf.evaluate(qrels, run, ["nDCG@1", "Coverage"], interactions=history, ties="average")
+    assert _values(got) == pytest.approx({"nDCG@1": 1 / 3, "Coverage": 1.0})

@@ -35,7 +35,7 @@ from rankframe._engine.options import (
     S,
 )
 from rankframe._engine.rank import rank_expr, tie_key
-from rankframe._errors import InputError
+from rankframe._errors import InputError, MeasureError
 from rankframe._io.sides import (
     FEATURES,
     POPULARITY,
@@ -87,6 +87,28 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
                 f"item) in the catalogue ({sides.where['items']})."  # type: ignore[union-attr]
             )
             raise InputError(msg)
+
+
+def refuse_average_ties(measures: list[Measure]) -> None:
+    """Raise a MeasureError naming the run-only measures whose value ``ties="average"`` leaves undefined.
+
+    They read each user's top ``k`` items, which items tied across the cutoff leave open (the
+    trec_eval order would decide, silently). Order-free ones are accepted: a population
+    measure without a cutoff (the whole list) and those declaring
+    :attr:`Measure.SUPPORTS_AVERAGE_TIES` (``UserCoverage``: it counts the items).
+    """
+    unsupported = [
+        repr(m) for m in measures
+        if not (m.SUPPORTS_AVERAGE_TIES or (m.KIND == "population" and getattr(m, "cutoff", None) is None))
+    ]
+    if unsupported:
+        msg = (
+            f"The 'average' tie policy is not defined for {', '.join(unsupported)}: they read "
+            "each user's top k items, which tied scores at the cutoff leave undefined. Use "
+            "ties='trec_eval' (default) or ties='input' for them (the population measures "
+            "also without a cutoff)."
+        )
+        raise MeasureError(msg)
 
 
 def population_ctx(sides: Sides | None, measures: list[Measure]) -> PopulationCtx:

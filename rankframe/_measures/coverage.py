@@ -275,6 +275,7 @@ class UserCoverage(_Population):
 
     NAME = "UserCoverage"
     BOUNDS = (0.0, 1.0)
+    SUPPORTS_AVERAGE_TIES = True  # counts the items: does not depend on their order
     SIDE_COLUMNS = frozenset({"user_known", "n_users"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
