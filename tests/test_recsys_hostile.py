@@ -106,3 +106,19 @@ def test_average_ties_are_refused_by_top_k_measures_not_silently_broken_by_item_
     # (nDCG@1 under averaged ties: 1/3 of the orders put b first)
     got = rf.evaluate(qrels, run, ["nDCG@1", "Coverage"], interactions=history, ties="average")
     assert _values(got) == pytest.approx({"nDCG@1": 1 / 3, "Coverage": 1.0})
+
+
+# ----------------------------------------------------------------------------- feature scale
+@pytest.mark.parametrize("scale", [1e200, 1e160, 1e-160, 1e-200, 5e-324])
+def test_intra_list_diversity_of_huge_or_tiny_feature_vectors_is_not_inf_or_nan(scale: float) -> None:
+    # finite vectors whose squares overflow (1e200 ** 2 = inf) or underflow (1e-200 ** 2 = 0):
+    # the norm was inf (every unit component 0: ILD 2.0) or 0 (NaN); cosine ignores the scale
+    base = np.array([[1.0, 0.0], [1.0, 1.0], [3.0, -2.0]])
+    if scale == 5e-324:  # the smallest subnormal: only vectors whose components are 0 or 1 of it
+        base = np.array([[1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    unit = base / np.linalg.norm(base, axis=1, keepdims=True)
+    want = 1 - (unit[0] @ unit[1] + unit[0] @ unit[2] + unit[1] @ unit[2]) / 3
+    run = pl.DataFrame({"user_id": ["u"] * 3, "item_id": ["a", "b", "c"], "score": [3.0, 2.0, 1.0]})
+    items = pl.DataFrame({"item_id": ["a", "b", "c"], "features": (base * scale).tolist()})
+    got = rf.evaluate(None, run, ["IntraListDiversity@3"], items=items).item(0, "value")
+    assert got == pytest.approx(want, abs=1e-12)
