@@ -122,3 +122,26 @@ def test_intra_list_diversity_of_huge_or_tiny_feature_vectors_is_not_inf_or_nan(
     items = pl.DataFrame({"item_id": ["a", "b", "c"], "features": (base * scale).tolist()})
     got = rf.evaluate(None, run, ["IntraListDiversity@3"], items=items).item(0, "value")
     assert got == pytest.approx(want, abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- the command's help
+def test_the_command_help_names_every_recommender_measure_and_every_population_one() -> None:
+    # the help's lists were written by hand: UserCoverage (a population measure) and
+    # Serendipity were missing from them, UserCoverage from the population ones
+    import re
+    import subprocess
+    import sys
+
+    from rankframe._measures import REGISTRY
+
+    done = subprocess.run([sys.executable, "-m", "rankframe", "evaluate", "--help"],
+                          capture_output=True, text=True, check=True)
+    text = " ".join(done.stdout.split())
+    run_only = re.search(r"read as query_id and doc_id\)\. (.*?) read no judgments", text).group(1)
+    population = re.search(r"only its queries are evaluated\. (.*?) are population", text).group(1)
+    assert set(re.findall(r"[A-Za-z]+", run_only)) - {"and"} == {
+        n for n, c in REGISTRY.items() if not c.NEEDS_JUDGMENTS
+    }
+    assert set(re.findall(r"[A-Za-z]+", population)) - {"and"} == {
+        n for n, c in REGISTRY.items() if not c.NEEDS_JUDGMENTS and c.KIND == "population"
+    }
