@@ -145,3 +145,26 @@ def test_the_command_help_names_every_recommender_measure_and_every_population_o
     assert set(re.findall(r"[A-Za-z]+", population)) - {"and"} == {
         n for n, c in REGISTRY.items() if not c.NEEDS_JUDGMENTS and c.KIND == "population"
     }
+
+
+# ----------------------------------------------------------------------------- empty side inputs
+RUN = pl.DataFrame({"user_id": [1, 1, 2], "item_id": [10, 11, 10], "score": [2.0, 1.0, 1.0]})
+NO_HISTORY = pl.DataFrame({"user_id": [], "item_id": []}, schema={"user_id": pl.Int64, "item_id": pl.Int64})
+NO_ITEMS = pl.DataFrame({"item_id": [], "genre": []}, schema={"item_id": pl.Int64, "genre": pl.String})
+
+
+@pytest.mark.parametrize(
+    ("measure", "sides"),
+    [
+        ("Coverage@2", {"interactions": NO_HISTORY}),  # was NaN: 0 items / 0 items
+        ("UserCoverage@2", {"interactions": NO_HISTORY}),  # was NaN: 0 users / 0 users
+        ("CatalogCoverage@2", {"interactions": NO_HISTORY}),  # was inf: 2 items / 0 items
+        ("CatalogCoverage@2", {"items": NO_ITEMS}),  # was inf
+        ("Gini@2", {"items": NO_ITEMS}),  # was 0.0: the inequality over no item
+    ],
+)
+def test_a_measure_over_an_empty_history_or_catalogue_is_an_error_not_nan_or_inf(
+    measure: str, sides: dict
+) -> None:
+    with pytest.raises(rf.InputError, match=rf"{measure}.*(interactions|items).*no rows"):
+        rf.evaluate(None, RUN, [measure], **sides)
