@@ -168,3 +168,12 @@ def test_a_measure_over_an_empty_history_or_catalogue_is_an_error_not_nan_or_inf
 ) -> None:
     with pytest.raises(rf.InputError, match=rf"{measure}.*(interactions|items).*no rows"):
         rf.evaluate(None, RUN, [measure], **sides)
+
+
+def test_an_empty_run_without_qrels_is_warned_of_not_silently_nan() -> None:
+    # with qrels, an empty run is warned of (no judged query has results); without them the
+    # NaN values came back without a word
+    history = pl.DataFrame({"user_id": [1], "item_id": [10]})
+    with pytest.warns(rf.RankframeWarning, match="no rows"):
+        got = rf.evaluate(None, RUN.clear(), ["Coverage@2", "Novelty@2"], interactions=history)
+    assert all(math.isnan(v) for v in got["value"])
