@@ -177,3 +177,11 @@ def test_an_empty_run_without_qrels_is_warned_of_not_silently_nan() -> None:
     with pytest.warns(rf.RankframeWarning, match="no rows"):
         got = rf.evaluate(None, RUN.clear(), ["Coverage@2", "Novelty@2"], interactions=history)
     assert all(math.isnan(v) for v in got["value"])
+
+
+def test_distributional_coverage_of_one_item_is_zero_not_negative_zero() -> None:
+    # every recommendation the same item: -(1 * log2 1) = -0.0, written "-0.0" in csv/json
+    run = pl.DataFrame({"user_id": ["u1", "u2"], "item_id": ["a", "a"], "score": [1.0, 1.0]})
+    value = rf.evaluate(None, run, ["DistributionalCoverage@1"]).item(0, "value")
+    assert value == 0.0
+    assert math.copysign(1.0, value) == 1.0

@@ -182,7 +182,7 @@ class DistributionalCoverage(_Population):
         """Return the group's entropy of recommendations."""
         counts = _items(state).unique_counts().cast(pl.Float64)
         p = counts / counts.sum()
-        return -(p * p.log(2)).sum()
+        return (-(p * p.log(2)).sum()).abs()  # (every term is <= 0: abs turns -0.0 into 0.0)
 
 
 @register
