@@ -185,3 +185,26 @@ def test_distributional_coverage_of_one_item_is_zero_not_negative_zero() -> None
     value = rf.evaluate(None, run, ["DistributionalCoverage@1"]).item(0, "value")
     assert value == 0.0
     assert math.copysign(1.0, value) == 1.0
+
+
+# ----------------------------------------------------------------------------- ids that do not match
+def test_side_input_ids_that_match_none_of_the_run_after_a_cast_are_warned_of() -> None:
+    # the run's ids are integers, the history's and the catalogue's zero-padded text: cast to
+    # text, 10 is '10', never '010'; Coverage 0, Novelty 1 and CategoricalDiversity 0 came back
+    # without a word (qrels that match no run query are warned of)
+    history = pl.DataFrame({"user_id": ["001", "002"], "item_id": ["010", "011"]})
+    items = pl.DataFrame({"item_id": ["010", "011"], "genre": ["a", "b"]})
+    with pytest.warns(rf.RankframeWarning, match=r"interactions.*item ids.*'001' vs 1") as caught:
+        rf.evaluate(None, RUN, ["Coverage@2", "Novelty@2", "CategoricalDiversity@2"],
+                    interactions=history, items=items)
+    said = " ".join(str(w.message) for w in caught)
+    assert "user ids" in said
+    assert "the items DataFrame" in said
+    # ids that match once cast are not warned of
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = rf.evaluate(None, RUN, ["Coverage@2"], interactions=history.with_columns(
+            pl.col("user_id").str.strip_chars_start("0"), pl.col("item_id").str.strip_chars_start("0")))
+    assert got.item(0, "value") == 1.0

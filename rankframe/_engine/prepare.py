@@ -20,7 +20,7 @@ from rankframe._engine.sides_plan import (
     refuse_qrels_free,
     run_only,
 )
-from rankframe._errors import InputError
+from rankframe._errors import InputError, warn
 from rankframe._io.columns import LINE, Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
@@ -106,6 +106,28 @@ def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
     return tuple(out)
 
 
+def _warn_unmatched_side_ids(
+    run: pl.LazyFrame, sides: Sides, cast: Mapping[str, Mapping[str, pl.DataType]], run_schema: pl.Schema
+) -> None:
+    """Warn of a side input whose ids, cast to the run's dtype, match none of the run's.
+
+    Only for the columns ``cast`` names (their dtypes differed: integers and zero-padded text
+    never match after the cast, as qrels and runs do not), so that inputs of one dtype cost
+    no scan.
+    """
+    for role, columns in cast.items():
+        side = getattr(sides, role)
+        for col in columns:
+            if run.select(col).join(side.select(col).unique(), on=col, how="semi").head(1).collect().height:
+                continue
+            what = "user" if col == Q else "item"
+            warn(
+                f"{sides.where[role]}: none of its {what} ids is among the run's (read as "
+                f"{cast[role][col]} there, as {run_schema[col]} in the run): check that they "
+                "match (e.g. '001' vs 1)."
+            )
+
+
 def prepare(
     qrels: Source | None,
     run: Source | None,
@@ -181,12 +203,19 @@ def prepare(
             qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
     given = [] if sides is None else [r for r in ROLES if getattr(sides, r) is not None]
     side_frames = [getattr(sides, r) for r in given]
+    run_schema = run_lf.collect_schema()
+    cast = {  # the side inputs' id columns whose dtype is not the run's (cast below): their dtype
+        r: {c: s[c] for c in (Q, D) if c in (s := f.collect_schema()) and s[c] != run_schema[c]}
+        for r, f in zip(given, side_frames, strict=True)
+    }
     if prefs_lf is not None:
         run_lf, qrels_lf, prefs_lf, *side_frames = _align_ids(run_lf, qrels_lf, prefs_lf, *side_frames)
     else:
         run_lf, qrels_lf, *side_frames = _align_ids(run_lf, qrels_lf, *side_frames)
     if sides is not None:  # ids of one dtype in every input, the side inputs' too
         sides = replace(sides, **dict(zip(given, side_frames, strict=True)))
+        if constants is None:  # (the first preparation of the evaluation: the whole run)
+            _warn_unmatched_side_ids(run_lf, sides, cast, run_schema)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     if isinstance(by, str):  # by="locale" would be read as the columns 'l', 'o', 'c'...
