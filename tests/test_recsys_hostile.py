@@ -7,6 +7,7 @@ frames shown; the test's name says what went wrong before the fix.
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import polars as pl
@@ -208,3 +209,21 @@ def test_side_input_ids_that_match_none_of_the_run_after_a_cast_are_warned_of() 
         got = rf.evaluate(None, RUN, ["Coverage@2"], interactions=history.with_columns(
             pl.col("user_id").str.strip_chars_start("0"), pl.col("item_id").str.strip_chars_start("0")))
     assert got.item(0, "value") == 1.0
+
+
+# ----------------------------------------------------------------------------- infinite scores
+def test_an_infinite_score_error_suggests_a_replacement_that_replaces_it() -> None:
+    # the error said "Replace it (e.g. pl.col('score').fill_nan(...))" for inf too, which
+    # fill_nan leaves as it is; clip keeps the order (inf above every finite score)
+    run = RUN.with_columns(pl.Series("score", [math.inf, 1.0, -math.inf]))
+    history = pl.DataFrame({"user_id": [1], "item_id": [10]})
+    with pytest.raises(rf.InputError, match=r"is inf, .*not a finite number") as caught:
+        rf.evaluate(None, run, ["Novelty@2"], interactions=history)
+    assert "fill_nan" not in str(caught.value)
+    hint = re.search(r"\(e\.g\. (.*)\) or drop the row", str(caught.value)).group(1)
+    fixed = run.with_columns(eval(hint))  # noqa: S307 - the message's own expression
+    assert fixed["score"].is_finite().all()
+    assert fixed["score"].rank("ordinal").to_list() == run["score"].rank("ordinal").to_list()
+    with pytest.raises(rf.InputError, match=r"is nan, .*fill_nan"):
+        rf.evaluate(None, RUN.with_columns(pl.Series("score", [math.nan, 1.0, 1.0])), ["Novelty@2"],
+                    interactions=history)
