@@ -227,3 +227,27 @@ def test_an_infinite_score_error_suggests_a_replacement_that_replaces_it() -> No
     with pytest.raises(rf.InputError, match=r"is nan, .*fill_nan"):
         rf.evaluate(None, RUN.with_columns(pl.Series("score", [math.nan, 1.0, 1.0])), ["Novelty@2"],
                     interactions=history)
+
+
+# ----------------------------------------------------------------------------- catalogue columns
+def test_a_catalogue_column_with_one_value_per_item_is_warned_of_as_a_category() -> None:
+    # MovieLens' movies table (item, title, genre): every column beside the id is a category,
+    # so each title counted as a category of its own: CategoricalDiversity@2 of two items of
+    # one genre was (2 titles + 1 genre) / 2 = 1.5, without a word
+    n = 12
+    items = pl.DataFrame({"item_id": list(range(n)), "title": [f"Movie {j}" for j in range(n)],
+                          "genre": ["Drama"] * n})
+    run = pl.DataFrame({"user_id": [1, 1], "item_id": [0, 1], "score": [2.0, 1.0]})
+    with pytest.warns(rf.RankframeWarning, match=r"'title' has a different value for each of its 12 items"):
+        got = rf.evaluate(None, run, ["CategoricalDiversity@2"], items=items)
+    assert got.item(0, "value") == 1.5  # (the value is the documented one; the warning says why)
+    genres_only = items.drop("title")
+    assert rf.evaluate(None, run, ["CategoricalDiversity@2"], items=genres_only).item(0, "value") == 0.5
+    # a category shared by items, or a small catalogue, is not warned of
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rf.evaluate(None, run, ["CategoricalDiversity@2"], items=genres_only)
+        rf.evaluate(None, run, ["CategoricalDiversity@2"], items=items.head(3))
+        rf.evaluate(None, run, ["CatalogCoverage@2"], items=items)  # (no measure reads categories)

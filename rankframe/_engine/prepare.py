@@ -128,6 +128,30 @@ def _warn_unmatched_side_ids(
             )
 
 
+#: A catalogue of more items than this whose category column holds a distinct value per item
+#: is warned of (:func:`_warn_identifying_categories`).
+_FEW_ITEMS = 10
+
+
+def _warn_identifying_categories(sides: Sides, measures: list[Measure]) -> None:
+    """Warn of catalogue columns that name each item apart, when a measure reads categories.
+
+    Every catalogue column beside the id, ``features`` and ``popularity`` is a category; a
+    title or a URL then makes each item a category of its own (MovieLens' movies table).
+    """
+    columns = sides.constants.get("one_per_item") or ()
+    n = sides.constants.get("n_catalogue") or 0
+    if not columns or n <= _FEW_ITEMS or not any("category" in m.SIDE_COLUMNS for m in measures):
+        return
+    for col in columns:
+        warn(
+            f"{sides.where['items']}: the column {col!r} has a different value for each of its "
+            f"{n:,} items; as a category column (every column beside the item id, 'features' and "
+            f"'popularity' is one) it makes each item a category of its own for "
+            f"CategoricalDiversity. Drop it if it is not a category (e.g. df.drop({col!r}))."
+        )
+
+
 def prepare(
     qrels: Source | None,
     run: Source | None,
@@ -216,6 +240,7 @@ def prepare(
         sides = replace(sides, **dict(zip(given, side_frames, strict=True)))
         if constants is None:  # (the first preparation of the evaluation: the whole run)
             _warn_unmatched_side_ids(run_lf, sides, cast, run_schema)
+            _warn_identifying_categories(sides, parsed)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     if isinstance(by, str):  # by="locale" would be read as the columns 'l', 'o', 'c'...
