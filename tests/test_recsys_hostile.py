@@ -251,3 +251,24 @@ def test_a_catalogue_column_with_one_value_per_item_is_warned_of_as_a_category()
         rf.evaluate(None, run, ["CategoricalDiversity@2"], items=genres_only)
         rf.evaluate(None, run, ["CategoricalDiversity@2"], items=items.head(3))
         rf.evaluate(None, run, ["CatalogCoverage@2"], items=items)  # (no measure reads categories)
+
+
+# ----------------------------------------------------------------------------- weights by another name
+def test_a_rating_column_read_as_the_weight_is_warned_of_where_a_measure_sums_weights() -> None:
+    # Recommenders' train frames are (userID, itemID, rating, timestamp); its novelty counts
+    # rows: items 12 and 11 have 1 of 4 rows, -log2(1/4) = 2 bits each. The rating column was
+    # summed as the weight without a word: 12 holds 3 of 13, 11 holds 1 of 13 -> 2.908 bits
+    train = pl.DataFrame({"userID": [1, 1, 2, 3], "itemID": [10, 11, 10, 12],
+                          "rating": [5.0, 1.0, 4.0, 3.0], "timestamp": [1, 2, 3, 4]})
+    reco = pl.DataFrame({"userID": [1, 2], "itemID": [12, 11], "prediction": [1.0, 1.0]})
+    with pytest.warns(rf.RankframeWarning, match=r"'rating' is read as each row's weight.*SelfInformation"):
+        got = rf.evaluate(None, reco, ["SelfInformation"], interactions=train)
+    assert got.item(0, "value") == pytest.approx((math.log2(13 / 3) + math.log2(13)) / 2)
+    rows = rf.evaluate(None, reco, ["SelfInformation"], interactions=train.drop("rating"))
+    assert rows.item(0, "value") == 2.0
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rf.evaluate(None, reco, ["Novelty@1", "Coverage"], interactions=train)  # (they read no weight)
+        rf.evaluate(None, reco, ["SelfInformation"], interactions=train.rename({"rating": "weight"}))

@@ -152,6 +152,29 @@ def _warn_identifying_categories(sides: Sides, measures: list[Measure]) -> None:
         )
 
 
+#: The side columns that sum the history's weights (item popularity in interactions).
+_WEIGHTED = frozenset({"item_interactions", "n_interactions", "item_head"})
+
+
+def _warn_weight_by_another_name(sides: Sides, measures: list[Measure]) -> None:
+    """Warn when a history column not named ``weight`` (``rating``, ``count``...) weighs the rows.
+
+    For the measures that sum weights only (ARP, APLT, SelfInformation): RePlay and
+    Recommenders count rows, and their train frames carry a ``rating`` column.
+    """
+    col = sides.constants.get("weight_column")
+    if col is None or col.lower() == "weight":
+        return
+    reading = [repr(m) for m in measures if m.SIDE_COLUMNS & _WEIGHTED]
+    if reading:
+        warn(
+            f"{sides.where['interactions']}: the column {col!r} is read as each row's weight, "
+            f"which {', '.join(reading)} sum{'s' if len(reading) == 1 else ''} as item "
+            "popularity (RePlay and Recommenders count rows). Drop it to count rows, or name it "
+            "'weight' to say so."
+        )
+
+
 def prepare(
     qrels: Source | None,
     run: Source | None,
@@ -241,6 +264,7 @@ def prepare(
         if constants is None:  # (the first preparation of the evaluation: the whole run)
             _warn_unmatched_side_ids(run_lf, sides, cast, run_schema)
             _warn_identifying_categories(sides, parsed)
+            _warn_weight_by_another_name(sides, parsed)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     if isinstance(by, str):  # by="locale" would be read as the columns 'l', 'o', 'c'...

@@ -222,6 +222,7 @@ def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
     # (first bad row) only when a check fails
     bad, stats = _screen(lf, conditions, {})
     stats["user_dtype"] = lf.collect_schema()[Q]
+    stats["weight_column"] = weight  # (its name as given: 'rating' is read as a weight too)
     if bad:
         _ids_present(lf, (Q, D), "interactions", where)
         if weight is not None:
