@@ -272,3 +272,25 @@ def test_a_rating_column_read_as_the_weight_is_warned_of_where_a_measure_sums_we
         warnings.simplefilter("error")
         rf.evaluate(None, reco, ["Novelty@1", "Coverage"], interactions=train)  # (they read no weight)
         rf.evaluate(None, reco, ["SelfInformation"], interactions=train.rename({"rating": "weight"}))
+
+
+# ----------------------------------------------------------------------------- rankframe compare
+def test_rankframe_compare_names_the_way_to_compare_measures_that_read_side_inputs() -> None:
+    # rankframe compare has no --interactions: it said "Novelty@10 needs interactions=... (the
+    # training history: user, item)", an argument the command cannot be given
+    import contextlib
+    import io
+    from pathlib import Path
+
+    from rankframe._cli.main import main
+
+    data = Path(__file__).parent.parent / "data" / "recsys"
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):
+        code = main(["compare", str(data / "truth.tsv"), str(data / "run.tsv"), str(data / "run.popular.tsv"),
+                     "-m", "nDCG@10", "Novelty@10", "IntraListDiversity@10"])
+    said = " ".join(err.getvalue().split())
+    assert code == 2
+    assert "Novelty@10, IntraListDiversity@10 read side inputs" in said
+    assert "rf.compare(" in said
+    assert "interactions=..." not in said.split("rf.compare(")[0]
