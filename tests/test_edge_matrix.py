@@ -31,8 +31,8 @@ BOUNDED_0_1 = set(
     AP Bpref ERR F1 G GMAP GMBpref HitRate IPrec IPrecAvg Judged P R RBP RBPResidual RR RelP Rprec
     RprecMult SetAP SetF SetP SetR SetRelP Success Unjudged binG infAP nDCG
     AUC CIndex KendallLoss MAUC PairAcc PrefJaccard RankNDCG nDCGLoss
-    FallOut Coverage Gini Novelty Surprisal Unexpectedness CategoricalDiversity
-    IntraListDiversity APLT Serendipity UserCoverage
+    FallOut Coverage Gini Novelty Surprisal Unexpectedness
+    APLT UserCoverage
     BPM INSQ INST NERR8 NERR9 NERR10 NERR11 SDCG
     Accuracy Compat
     NRBP AP_IA P_IA StRecall
@@ -58,6 +58,9 @@ NOT_BOUNDED_0_1 = {
     "CatalogCoverage": "every recommended item over the catalogue: above 1 with items outside it",
     "DistributionalCoverage": "an entropy, in bits",
     "SelfInformation": "a mean self-information, in bits",
+    "CategoricalDiversity": "distinct categories over k: up to the number of category columns",
+    "IntraListDiversity": "1 - a mean cosine: up to 2 for feature vectors pointing apart",
+    "Serendipity": "1 - a co-occurrence similarity, which repeated history rows take above 1",
     "Footrule": "a sum of rank differences",
     "SpearmanDist": "a sum of squared rank differences",
     "KendallDist": "a count of inverted pairs",
@@ -75,7 +78,7 @@ NOT_BOUNDED_0_1 = {
     "nERR_IA": "over ndeval's greedy ideal, which a ranking may beat",
     "nNRBP": "over ndeval's greedy ideal, which a ranking may beat",
 }
-SIGNED = {"Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
+SIGNED = {"Serendipity", "Utility", "SpearmanRho", "KendallTau", "KendallTauB", "Gamma", "SomersD"}
 NON_NEGATIVE = set(NOT_BOUNDED_0_1) - SIGNED
 
 HUGE_K = 10**9

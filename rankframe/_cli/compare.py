@@ -34,6 +34,7 @@ from rankframe._cli.common import (
     _warnings_to_stderr,
 )
 from rankframe._cli.writers import _emit
+from rankframe._measures._names import parse_measures
 
 COMPARE_FORMATS = ("table", "markdown", "latex", "csv", "json", "html")
 #: The extensions of ``-o PATH`` that ``compare`` writes, and the format each implies.
@@ -62,6 +63,25 @@ def _baseline_name(baseline: str | None, names: dict[str, str]) -> str | None:
     raise UsageError(msg)
 
 
+def _refuse_side_inputs(measures: list[str]) -> None:
+    """A UsageError naming the measures that read side inputs, which the command cannot take.
+
+    (``compare()`` takes them as ``interactions=``, ``items=``, ``reference=``; the command has
+    no flag for them, so the API's "needs interactions=..." would name nothing it accepts.)
+    """
+    reading = [repr(m) for m in parse_measures(measures) if m.SIDE_COLUMNS and m.KIND != "population"]
+    if reading:
+        names = ", ".join(reading)
+        msg = (
+            f"{names} read{'s' if len(reading) == 1 else ''} side inputs (the training history, "
+            "the catalogue or a reference run), which rankframe compare does not take: compare "
+            f"them in Python, rf.compare(qrels, runs, [...], interactions=..., items=..., "
+            "reference=...), or evaluate them with rankframe evaluate --interactions/--items/"
+            "--reference-run."
+        )
+        raise UsageError(msg)
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from rankframe._compare.comparison import compare
 
@@ -69,6 +89,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         msg = f"compare needs a QRELS file and at least two RUN files{_files_in_measures_hint(args)}."
         raise UsageError(msg)
     fmt = _output_format("compare", args.format, args.output, COMPARE_EXTENSIONS)
+    _refuse_side_inputs(args.measures or list(DEFAULT_MEASURES))
     qrels, *runs = args.inputs
     names = _run_names(runs)
     baseline = _baseline_name(args.baseline, names)

@@ -45,6 +45,7 @@ from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.options import TIE_POLICIES, confidence
 from rankframe._io.storage import file_uri_path, scheme
+from rankframe._measures import REGISTRY
 from rankframe._measures._names import parse_measures
 
 if TYPE_CHECKING:
@@ -55,6 +56,15 @@ EVALUATE_EXTENSIONS = {ext: fmt for ext, fmt in EXTENSIONS.items() if fmt in WRI
 #: The most partitions ``--partitions N`` takes: each one reads the inputs once ('auto' takes
 #: up to 256), so more only takes longer.
 MAX_PARTITIONS = 65_536
+#: The families that read no judgments (the help lists them from the registry), and those of
+#: them that are population measures.
+_RUN_ONLY = [n for n, cls in REGISTRY.items() if not cls.NEEDS_JUDGMENTS]
+_POPULATION = [n for n in _RUN_ONLY if REGISTRY[n].KIND == "population"]
+
+
+def _listed(names: list[str]) -> str:
+    """``"A, B and C"``."""
+    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 #: The options that ``--engine duckdb`` does not implement: the flag of each, by its ``dest``.
 _NOT_IN_DUCKDB = {
     "ties": "--ties", "score_dtype": "--score-dtype", "target": "--target", "prefs": "--prefs",
@@ -353,14 +363,12 @@ def add_evaluate_parser(subparsers: Any) -> None:
             "the extension picks the format (" + ", ".join(EVALUATE_EXTENSIONS) + ") unless -f "
             "names it.\n\n"
             "Recommender evaluation: users are queries and items documents (user_id and item_id "
-            "columns are read as query_id and doc_id). Coverage, CatalogCoverage, "
-            "DistributionalCoverage, Gini, Novelty, Surprisal, SelfInformation, Unexpectedness, "
-            "CategoricalDiversity, IntraListDiversity, ARP and APLT read no judgments but side "
-            "inputs (--interactions, --items, --reference-run). When every measure is of them, "
-            "--no-qrels evaluates the FILEs as runs, each on all its users; without --no-qrels "
-            "the first FILE is always the QRELS, and only its queries are evaluated. Coverage, "
-            "CatalogCoverage, DistributionalCoverage, Gini and SelfInformation are population "
-            "measures (one value per run): --per-query leaves them out, with a warning."
+            f"columns are read as query_id and doc_id). {_listed(_RUN_ONLY)} read no judgments, "
+            "only the run and side inputs (--interactions, --items, --reference-run). When every "
+            "measure is of them, --no-qrels evaluates the FILEs as runs, each on all its users; "
+            "without --no-qrels the first FILE is always the QRELS, and only its queries are "
+            f"evaluated. {_listed(_POPULATION)} are population measures (one value per run): "
+            "--per-query leaves them out, with a warning."
         ),
         epilog=(
             "examples:\n"

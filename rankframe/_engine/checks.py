@@ -115,9 +115,13 @@ def _bad_rows_message(row: Mapping[str, Any], place: str, role: str) -> str:
             f"{place}: the score of {ids} is null. Scores must be finite numbers; drop such rows "
             "(in a judged frame a null score means 'not retrieved')."
         )
+    value = row[S]
+    nan = isinstance(value, float) and math.isnan(value)
+    # (clip keeps the order: an infinite score above, or below, every finite one)
+    fix = "pl.col('score').fill_nan(...)" if nan else "pl.col('score').clip(-1e300, 1e300)"
     return (
-        f"{place}: the score of {ids} is {quote(row[S])}, which is not a finite number, so the "
-        "ranking is undefined. Replace it (e.g. pl.col('score').fill_nan(...)) or drop the row."
+        f"{place}: the score of {ids} is {quote(value)}, which is not a finite number, so the "
+        f"ranking is undefined. Replace it (e.g. {fix}) or drop the row."
     )
 
 

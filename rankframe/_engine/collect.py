@@ -180,7 +180,14 @@ def missing_is_said(complete: bool, null_group: bool, none_match: bool) -> bool:
 
 
 def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
-    """Warn of judged queries missing from the run and of run queries without judgments."""
+    """Warn of judged queries missing from the run and of run queries without judgments.
+
+    Without qrels (the run's own queries are evaluated), of a run without rows: every value
+    is then NaN.
+    """
+    if not prep.qrels_given and not raw.height:
+        warn(f"{prep.run_where} has no rows: no query (user) is evaluated, every value is NaN.")
+        return
     missing, run_only = _coverage(prep, raw, _qrels_keys(prep))
     keys = prep.keys
     own = [k for k in keys if k != "run" and k not in _qrels_keys(prep)]

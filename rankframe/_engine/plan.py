@@ -39,7 +39,7 @@ from rankframe._engine.options import (
     Q,
 )
 from rankframe._engine.rank import PC, PD, PT, doc_hash, ranked_join, target_levels, with_pair_counts
-from rankframe._engine.sides_plan import SIDE_ROW, check_sides, run_only, sides_plan
+from rankframe._engine.sides_plan import SIDE_ROW, check_sides, refuse_average_ties, run_only, sides_plan
 from rankframe._errors import MeasureError
 from rankframe._measures import REGISTRY, Ctx, Measure, PopulationCtx
 
@@ -110,6 +110,8 @@ def per_query_plan(
     apart = run_only(measures)
     if apart:
         check_sides(apart, sides)
+        if opts.ties == "average":
+            refuse_average_ties(apart)
         constants = constants or PopulationCtx()
         alone = len(apart) == len(measures) and not qrels_given and opts.target is None
         main = [m for m in measures if m.NEEDS_JUDGMENTS]

@@ -20,7 +20,7 @@ from rankframe._engine.sides_plan import (
     refuse_qrels_free,
     run_only,
 )
-from rankframe._errors import InputError
+from rankframe._errors import InputError, warn
 from rankframe._io.columns import LINE, Source, cast_id, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
@@ -106,6 +106,75 @@ def _align_ids(*frames: pl.LazyFrame) -> tuple[pl.LazyFrame, ...]:
     return tuple(out)
 
 
+def _warn_unmatched_side_ids(
+    run: pl.LazyFrame, sides: Sides, cast: Mapping[str, Mapping[str, pl.DataType]], run_schema: pl.Schema
+) -> None:
+    """Warn of a side input whose ids, cast to the run's dtype, match none of the run's.
+
+    Only for the columns ``cast`` names (their dtypes differed: integers and zero-padded text
+    never match after the cast, as qrels and runs do not), so that inputs of one dtype cost
+    no scan.
+    """
+    for role, columns in cast.items():
+        side = getattr(sides, role)
+        for col in columns:
+            if run.select(col).join(side.select(col).unique(), on=col, how="semi").head(1).collect().height:
+                continue
+            what = "user" if col == Q else "item"
+            warn(
+                f"{sides.where[role]}: none of its {what} ids is among the run's (read as "
+                f"{cast[role][col]} there, as {run_schema[col]} in the run): check that they "
+                "match (e.g. '001' vs 1)."
+            )
+
+
+#: A catalogue of more items than this whose category column holds a distinct value per item
+#: is warned of (:func:`_warn_identifying_categories`).
+_FEW_ITEMS = 10
+
+
+def _warn_identifying_categories(sides: Sides, measures: list[Measure]) -> None:
+    """Warn of catalogue columns that name each item apart, when a measure reads categories.
+
+    Every catalogue column beside the id, ``features`` and ``popularity`` is a category; a
+    title or a URL then makes each item a category of its own (MovieLens' movies table).
+    """
+    columns = sides.constants.get("one_per_item") or ()
+    n = sides.constants.get("n_catalogue") or 0
+    if not columns or n <= _FEW_ITEMS or not any("category" in m.SIDE_COLUMNS for m in measures):
+        return
+    for col in columns:
+        warn(
+            f"{sides.where['items']}: the column {col!r} has a different value for each of its "
+            f"{n:,} items; as a category column (every column beside the item id, 'features' and "
+            f"'popularity' is one) it makes each item a category of its own for "
+            f"CategoricalDiversity. Drop it if it is not a category (e.g. df.drop({col!r}))."
+        )
+
+
+#: The side columns that sum the history's weights (item popularity in interactions).
+_WEIGHTED = frozenset({"item_interactions", "n_interactions", "item_head"})
+
+
+def _warn_weight_by_another_name(sides: Sides, measures: list[Measure]) -> None:
+    """Warn when a history column not named ``weight`` (``rating``, ``count``...) weighs the rows.
+
+    For the measures that sum weights only (ARP, APLT, SelfInformation): RePlay and
+    Recommenders count rows, and their train frames carry a ``rating`` column.
+    """
+    col = sides.constants.get("weight_column")
+    if col is None or col.lower() == "weight":
+        return
+    reading = [repr(m) for m in measures if m.SIDE_COLUMNS & _WEIGHTED]
+    if reading:
+        warn(
+            f"{sides.where['interactions']}: the column {col!r} is read as each row's weight, "
+            f"which {', '.join(reading)} sum{'s' if len(reading) == 1 else ''} as item "
+            "popularity (RePlay and Recommenders count rows). Drop it to count rows, or name it "
+            "'weight' to say so."
+        )
+
+
 def prepare(
     qrels: Source | None,
     run: Source | None,
@@ -181,12 +250,21 @@ def prepare(
             qrels_lf = _check_dtypes(read_qrels(qrels, columns=qrels_columns), "qrels", qrels_where)
     given = [] if sides is None else [r for r in ROLES if getattr(sides, r) is not None]
     side_frames = [getattr(sides, r) for r in given]
+    run_schema = run_lf.collect_schema()
+    cast = {  # the side inputs' id columns whose dtype is not the run's (cast below): their dtype
+        r: {c: s[c] for c in (Q, D) if c in (s := f.collect_schema()) and s[c] != run_schema[c]}
+        for r, f in zip(given, side_frames, strict=True)
+    }
     if prefs_lf is not None:
         run_lf, qrels_lf, prefs_lf, *side_frames = _align_ids(run_lf, qrels_lf, prefs_lf, *side_frames)
     else:
         run_lf, qrels_lf, *side_frames = _align_ids(run_lf, qrels_lf, *side_frames)
     if sides is not None:  # ids of one dtype in every input, the side inputs' too
         sides = replace(sides, **dict(zip(given, side_frames, strict=True)))
+        if constants is None:  # (the first preparation of the evaluation: the whole run)
+            _warn_unmatched_side_ids(run_lf, sides, cast, run_schema)
+            _warn_identifying_categories(sides, parsed)
+            _warn_weight_by_another_name(sides, parsed)
     names = run_lf.collect_schema().names()
     keys = ["run"] if "run" in names else []
     if isinstance(by, str):  # by="locale" would be read as the columns 'l', 'o', 'c'...

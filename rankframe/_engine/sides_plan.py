@@ -35,7 +35,7 @@ from rankframe._engine.options import (
     S,
 )
 from rankframe._engine.rank import rank_expr, tie_key
-from rankframe._errors import InputError
+from rankframe._errors import InputError, MeasureError
 from rankframe._io.sides import (
     FEATURES,
     POPULARITY,
@@ -87,6 +87,28 @@ def check_sides(measures: list[Measure], sides: Sides | None) -> None:
                 f"item) in the catalogue ({sides.where['items']})."  # type: ignore[union-attr]
             )
             raise InputError(msg)
+
+
+def refuse_average_ties(measures: list[Measure]) -> None:
+    """Raise a MeasureError naming the run-only measures whose value ``ties="average"`` leaves undefined.
+
+    They read each user's top ``k`` items, which items tied across the cutoff leave open (the
+    trec_eval order would decide, silently). Order-free ones are accepted: a population
+    measure without a cutoff (the whole list) and those declaring
+    :attr:`Measure.SUPPORTS_AVERAGE_TIES` (``UserCoverage``: it counts the items).
+    """
+    unsupported = [
+        repr(m) for m in measures
+        if not (m.SUPPORTS_AVERAGE_TIES or (m.KIND == "population" and getattr(m, "cutoff", None) is None))
+    ]
+    if unsupported:
+        msg = (
+            f"The 'average' tie policy is not defined for {', '.join(unsupported)}: they read "
+            "each user's top k items, which tied scores at the cutoff leave undefined. Use "
+            "ties='trec_eval' (default) or ties='input' for them (the population measures "
+            "also without a cutoff)."
+        )
+        raise MeasureError(msg)
 
 
 def population_ctx(sides: Sides | None, measures: list[Measure]) -> PopulationCtx:
@@ -178,20 +200,27 @@ def sides_plan(
         assert sides is not None
         assert sides.items is not None
         item_cols: list[pl.Expr] = []
+        catalogue = sides.items
         if "category" in needed:  # the categories of every column, as one list per item
             value = pl.concat_list(pl.col(c).cast(pl.String) for c in sides.categories)
             item_cols.append(value.alias("_category"))
             columns["category"] = pl.col("_category")
         if "features" in needed:  # the unit vector's components, one column each
             vec = pl.col(FEATURES)
-            norm = vec.list.eval(pl.element() * pl.element()).list.sum().sqrt()
+            # over the largest |component| first (> 0: the catalogue has no zero vector), so
+            # that the squares neither overflow (1e200) nor underflow (1e-200)
+            scaled = pl.col("_scaled")
+            norm = scaled.list.eval(pl.element() * pl.element()).list.sum().sqrt()
+            catalogue = catalogue.with_columns(
+                (vec / vec.list.eval(pl.element().abs()).list.max()).alias("_scaled")
+            ).with_columns((scaled / norm).alias("_unit"))
             for j in range(sides.features):
-                item_cols.append((vec.list.get(j) / norm).alias(f"_unit_{j}"))
+                item_cols.append(pl.col("_unit").list.get(j).alias(f"_unit_{j}"))
                 columns[f"unit_{j}"] = pl.col(f"_unit_{j}")
         if "popularity" in needed:
             item_cols.append(pl.col(POPULARITY).alias("_popularity"))
             columns["popularity"] = pl.col("_popularity")
-        rows = rows.join(sides.items.select(D, *item_cols), on=D, how="left", nulls_equal=True)
+        rows = rows.join(catalogue.select(D, *item_cols), on=D, how="left", nulls_equal=True)
     if "user_known" in needed:
         users = sides.interactions.select(Q).unique().with_columns(pl.lit(True).alias("_user_known"))  # type: ignore[union-attr]
         rows = rows.join(users, on=Q, how="left", nulls_equal=True)

@@ -130,7 +130,11 @@ def read_sides(
     if items is not None:
         where["items"] = describe(items, "items")
         lf = _read(items, "items", (D,), None, storage_options)
-        cat, categories, features, has_popularity, constants["n_catalogue"] = _catalogue(lf, where["items"])
+        cat, categories, features, has_popularity, found = _catalogue(lf, where["items"])
+        constants["n_catalogue"] = found["n_catalogue"]
+        constants["one_per_item"] = tuple(  # category columns holding a distinct value per item
+            c for j, c in enumerate(categories) if found[f"_distinct_{j}"] == found["n_catalogue"]
+        )
     if reference is not None:
         where["reference"] = describe(reference, "reference run")
         ref = _read(reference, "reference", (Q, D, "score"), None, storage_options)
@@ -218,6 +222,7 @@ def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
     # (first bad row) only when a check fails
     bad, stats = _screen(lf, conditions, {})
     stats["user_dtype"] = lf.collect_schema()[Q]
+    stats["weight_column"] = weight  # (its name as given: 'rating' is read as a weight too)
     if bad:
         _ids_present(lf, (Q, D), "interactions", where)
         if weight is not None:
@@ -225,7 +230,7 @@ def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
     return lf.select(Q, D, w.alias(WEIGHT)), stats
 
 
-def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, ...], int, bool, int]:
+def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, ...], int, bool, dict]:
     schema = lf.collect_schema()
     names = [n for n in schema.names() if n != LINE]
     features = _find(names, _FEATURE_NAMES)
@@ -236,6 +241,7 @@ def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, .
         vec = pl.col(features).cast(pl.List(pl.Float64))
     conditions = [pl.col(D).is_null(), pl.col(D).is_duplicated(), *(pl.col(c).is_null() for c in categories)]
     stats = {"n_catalogue": pl.len()}
+    stats.update({f"_distinct_{j}": pl.col(c).n_unique() for j, c in enumerate(categories)})
     if vec is not None:
         conditions += [
             vec.list.len() != vec.list.len().first(),
@@ -254,7 +260,7 @@ def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, .
         out.append(vec.alias(FEATURES))
     if popularity is not None:
         out.append(pl.col(popularity).cast(pl.Float64).alias(POPULARITY))
-    return lf.select(out), categories, found.get("dim") or 0, popularity is not None, found["n_catalogue"]
+    return lf.select(out), categories, found.get("dim") or 0, popularity is not None, found
 
 
 def _name_the_bad_item(

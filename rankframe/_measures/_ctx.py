@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import polars as pl
 
-from rankframe._errors import MeasureError
+from rankframe._errors import InputError, MeasureError
 from rankframe._measures._arith import list_positions
 from rankframe._measures._params import GRADE_POSITION
 
@@ -410,11 +410,22 @@ class PopulationCtx:
     exact_user_hashes: bool = False
 
     def need(self, name: str, measure: str, source: str) -> int:
-        """The constant ``name``, or a MeasureError naming the input ``measure`` needs."""
+        """The constant ``name``, or a MeasureError naming the input ``measure`` needs.
+
+        An InputError when the constant is 0 (an empty history or catalogue): the measures
+        divide by it, and a NaN or an infinity would be returned silently.
+        """
         value = getattr(self, name)
         if value is None:
             msg = f"{measure} needs {source}."
             raise MeasureError(msg)
+        if value == 0:
+            what = {"n_users": "users", "n_items": "items", "n_catalogue": "items"}.get(name, name)
+            msg = (
+                f"{measure} divides by the number of {what} of {source}, which has no rows: "
+                "give a non-empty one."
+            )
+            raise InputError(msg)
         return value
 
 

@@ -182,7 +182,7 @@ class DistributionalCoverage(_Population):
         """Return the group's entropy of recommendations."""
         counts = _items(state).unique_counts().cast(pl.Float64)
         p = counts / counts.sum()
-        return -(p * p.log(2)).sum()
+        return (-(p * p.log(2)).sum()).abs()  # (every term is <= 0: abs turns -0.0 into 0.0)
 
 
 @register
@@ -275,6 +275,7 @@ class UserCoverage(_Population):
 
     NAME = "UserCoverage"
     BOUNDS = (0.0, 1.0)
+    SUPPORTS_AVERAGE_TIES = True  # counts the items: does not depend on their order
     SIDE_COLUMNS = frozenset({"user_known", "n_users"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:

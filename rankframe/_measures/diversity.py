@@ -6,6 +6,7 @@ the item catalogue (``items=``), no judgments; per user, averaged.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -37,7 +38,8 @@ class CategoricalDiversity(_TopK):
     ``popularity``; several columns give multi-label items). An item the catalogue lacks adds
     no category. Divided by ``k`` even when fewer items are recommended; averaged over the
     evaluated users (RePlay's ``CategoricalDiversity``, whose rows are the categories of the
-    recommended items).
+    recommended items). At most 1 with one category column; with ``c`` of them an item brings
+    up to ``c`` categories and the value may reach ``c``.
 
     References
     ----------
@@ -56,6 +58,8 @@ class CategoricalDiversity(_TopK):
     """
 
     NAME = "CategoricalDiversity"
+    #: up to the number of category columns (multi-label items): not bounded by 1
+    BOUNDS = (0.0, math.inf)
     SIDE_COLUMNS = frozenset({"category"})
 
     def expr(self, ctx: Ctx) -> pl.Expr:
@@ -86,9 +90,11 @@ class IntraListDiversity(_TopK):
         \cos(f_i, f_j), \quad n = |\mathrm{top}_k(u)|
 
     Computed from the sum :math:`S` of the unit vectors as
-    :math:`1 - (|S|^2 - n) / (n(n - 1))`. A user with fewer than 2 items has no pair: its value
-    is null and the mean over users leaves it out (as Microsoft Recommenders' ``diversity``
-    does); an item the catalogue lacks has no features and is left out of its list.
+    :math:`1 - (|S|^2 - n) / (n(n - 1))`. Between 0 and 2: feature vectors with negative
+    components may point apart (a cosine of -1 gives 2). A user with fewer than 2 items has
+    no pair: its value is null and the mean over users leaves it out (as Microsoft
+    Recommenders' ``diversity`` does); an item the catalogue lacks has no features and is
+    left out of its list.
 
     References
     ----------
@@ -111,6 +117,8 @@ class IntraListDiversity(_TopK):
         Param("cutoff", "int", None, POSITIVE_INT),
         Param("similarity", "str", "cosine", (lambda v: v in SIMILARITIES, "'cosine'")),
     )
+    #: 1 - a mean cosine in [-1, 1]
+    BOUNDS = (0.0, 2.0)
     SIDE_COLUMNS = frozenset({"features"})
     EMPTY = None  # no pair: undefined, left out of the mean
 

@@ -8,6 +8,7 @@ inputs, no judgments.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 import polars as pl
@@ -260,6 +261,9 @@ class Serendipity(_TopK):
     lacks is similar to nothing (1). A user without history has no value and is left out of
     the mean (Microsoft Recommenders' ``serendipity`` with its default co-occurrence
     similarity and every recommendation relevant). Cost: a self-join of the history by user.
+    At most 1, and at least 0 when no (user, item) pair repeats in the history; repeats raise
+    :math:`C(i, i)` above :math:`n_i` (a user holding an item 3 times adds 9 pairs), so a
+    similarity may exceed 1 and the value go below 0, as Recommenders' does: no lower bound.
 
     References
     ----------
@@ -278,6 +282,8 @@ class Serendipity(_TopK):
     """
 
     NAME = "Serendipity"
+    #: 1 - a similarity >= 0, which repeated history rows may take above 1 (see Notes)
+    BOUNDS = (-math.inf, 1.0)
     SIDE_COLUMNS = frozenset({"history_similarity"})
     EMPTY = None  # without recommendations: no value
 
