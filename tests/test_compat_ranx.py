@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
@@ -49,13 +49,15 @@ TIED = st.sampled_from([0.1, 0.2, 0.3])
 
 
 @st.composite
-def judged_runs(draw: st.DrawFn, max_queries: int = 6) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Judgments (grades 0-3) and a run over 1-40 documents whose scores tie."""
+def judged_runs(
+    draw: st.DrawFn, max_queries: int = 6, min_grade: int = 0
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Judgments (grades ``min_grade``-3) and a run over 1-40 documents whose scores tie."""
     n = draw(st.integers(1, max_queries))
     qrels, run = {}, {}
     for i in range(n):
         docs = draw(st.lists(st.integers(0, 44), min_size=1, max_size=12, unique=True))
-        qrels[f"q{i}"] = {f"d{d}": draw(st.integers(0, 3)) for d in docs}
+        qrels[f"q{i}"] = {f"d{d}": draw(st.integers(min_grade, 3)) for d in docs}
         ranked = draw(st.lists(st.integers(0, 44), min_size=1, max_size=40, unique=True))
         run[f"q{i}"] = {f"d{d}": draw(TIED) for d in ranked}
     return qrels, run
@@ -116,6 +118,24 @@ def test_bpref_query_by_query(case: tuple[dict[str, Any], dict[str, Any]]) -> No
         want = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metric)
         got = compat.evaluate(compat.Qrels(qrels), compat.Run(run), metric)
         np.testing.assert_allclose(got, want, equal_nan=True, err_msg=metric)
+
+
+@settings(max_examples=settings.default.max_examples * 2)
+@given(judged_runs(max_queries=1, min_grade=-2))
+@example(({"q": {"a": -1, "b": 1}}, {"q": {"a": 0.2, "b": 0.1}}))
+@example(({"q": {"a": -2, "b": 0, "c": 3}}, {"q": {"a": 0.3, "b": 0.2, "c": 0.1}}))
+def test_negative_grades_are_judged_non_relevant_as_in_ranx(case: tuple[dict[str, Any], ...]) -> None:
+    # ranx counts every judgment below the level as judged non-relevant, negative ones too
+    # (rankframe's Bpref, as trec_eval, skips them): Qrels({"q": {"a": -1, "b": 1}}) with the run
+    # a, b is bpref 0 in ranx
+    qrels, run = case
+    metrics = [*METRICS, "bpref", "bpref-l2", "bpref-l0", "precision@3-l0", "ndcg-l0"]
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metrics, return_mean=False)
+    ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), metrics, return_mean=False)
+    _assert_same(ours, theirs)
+    tq, tr = ranx.Qrels(qrels).to_typed_list(), ranx.Run(run).to_typed_list()
+    cq, cr = compat.Qrels(qrels).to_typed_list(), compat.Run(run).to_typed_list()
+    np.testing.assert_allclose(compat.metrics.bpref(cq, cr), ranx.metrics.bpref(tq, tr), equal_nan=True)
 
 
 def test_the_real_ranx_objects_are_read_in_their_order() -> None:

@@ -16,8 +16,9 @@ imported (pandas only when a DataFrame is asked for).
   ``-lN``. ``precision`` without ``k`` is over the run's length; nDCG's IDCG is over the
   judgments of grade >= the level with their raw grades (0 when there are none: the query
   scores 0); RBP weighs documents by their raw grades; bpref is NaN (0/0) for a query without
-  judged non-relevant documents that retrieves a relevant one; a query without judgments
-  scores 0.
+  judged non-relevant documents that retrieves a relevant one, and counts every judgment
+  below the level non-relevant (a negative grade too, where trec_eval skips it); a query
+  without judgments scores 0.
 - **Known differences.** ranx hashes doc ids (``hash(doc)`` as float64) and counts a document
   repeated in an array run at each copy; the drop-in matches ids exactly and counts the first.
   ranx's IDCG over an unsorted judgments *array* uses the array's order; the drop-in's is the
