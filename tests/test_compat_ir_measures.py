@@ -374,6 +374,20 @@ def test_no_judged_query() -> None:
     assert list(compat.iter_calc(measures, {}, {"1": {"a": 1.0}})) == []
 
 
+def test_integer_query_ids_beside_string_ones_read_as_strings() -> None:
+    # regression: integer judgment ids beside a run's string ids raised Polars' SchemaError
+    # ("datatypes of join keys don't match"); ir_measures' pytrec_eval provider refuses integer
+    # ids (TypeError), rankframe.evaluate and the drop-in read them as strings
+    run, strings = {"1": {"a": 1.0, "b": 2.0}}, {"1": {"a": 1, "b": 0}, "2": {"c": 1}}
+    theirs = im.calc_aggregate([im.AP, im.P @ 1], strings, run)
+    for qrels in ({1: {"a": 1, "b": 0}, 2: {"c": 1}}, {1: {"a": 1, "b": 0}, "2": {"c": 1}}):
+        assert compat.calc_aggregate([im.AP, im.P @ 1], qrels, run) == theirs
+        got = [(m.query_id, m.value) for m in compat.iter_calc([im.AP], qrels, run)]
+        assert got == [("1", 0.5), ("2", 0.0)]
+    ints = {1: {"a": 1.0, "b": 2.0}}
+    assert compat.calc_aggregate([im.AP, im.P @ 1], strings, ints) == theirs
+
+
 def test_an_evaluator_evaluates_several_runs() -> None:
     qrels = {"1": {"a": 1, "b": 0}, "9": {"c": 1}}
     ours, theirs = compat.evaluator([im.P @ 1, im.AP], qrels), im.evaluator([im.P @ 1, im.AP], qrels)
