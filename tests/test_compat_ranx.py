@@ -175,6 +175,20 @@ def test_evaluate_stores_the_scores_in_the_run_as_ranx() -> None:
         assert ours.scores[m] == pytest.approx(dict(per_query))
 
 
+def test_no_metric_evaluates_to_an_empty_dict_as_ranx() -> None:
+    # regression: evaluate(qrels, run, []) raised MeasureError("No measures were requested");
+    # ranx returns {} (after its query-id check) and stores nothing in the run
+    qrels, run = {"q1": {"a": 1}}, {"q1": {"a": 1.0}}
+    theirs, ours = ranx.Run(run), compat.Run(run)
+    want = ranx.evaluate(ranx.Qrels(qrels), theirs, [])
+    assert compat.evaluate(compat.Qrels(qrels), ours, []) == want == {}
+    want = ranx.evaluate(qrels, run, [], return_mean=False)
+    assert compat.evaluate(qrels, run, [], return_mean=False) == want
+    assert ours.mean_scores == dict(theirs.mean_scores) == {}
+    with pytest.raises(rf.InputError, match="query ids do not match"):
+        compat.evaluate(compat.Qrels(qrels), compat.Run({"q2": {"a": 1.0}}), [])
+
+
 def test_make_comparable_scores_missing_queries_zero() -> None:
     qrels = {"q1": {"a": 1}, "q2": {"b": 1}}
     run = {"q1": {"a": 1.0}, "q3": {"b": 1.0}}
