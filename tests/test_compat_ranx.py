@@ -270,6 +270,30 @@ def test_qrels_files_and_frames(tmp_path: Any) -> None:
     assert compat.Qrels.from_df(df.to_pandas()).to_dataframe().equals(ranx.Qrels(qrels).to_dataframe())
 
 
+def test_frames_keep_nan_scores_and_refuse_what_ranx_refuses() -> None:
+    # regression: Run.from_df read a pandas NaN score as None (TypeError from float(None)),
+    # where ranx keeps NaN; Qrels.from_df truncated a grade of 1.5 to 1 and a None id became
+    # the doc 'None', where ranx refuses both (AssertionError, TypeError)
+    pd = pytest.importorskip("pandas")
+    nan = pd.DataFrame({"q_id": ["1", "1"], "doc_id": ["a", "b"], "score": [np.nan, 1.0]})
+    theirs, ours = ranx.Run.from_df(nan), compat.Run.from_df(nan)
+    assert set(ours.run["1"]) == set(theirs.run["1"]) == {"a", "b"}
+    assert np.isnan(ours.run["1"]["a"])
+    assert ours.run["1"]["b"] == 1.0
+    half = pd.DataFrame({"q_id": ["1"], "doc_id": ["a"], "score": [1.5]})
+    with pytest.raises(AssertionError):
+        ranx.Qrels.from_df(half)
+    with pytest.raises(rf.InputError, match="1.5.*integer"):
+        compat.Qrels.from_df(half)
+    with pytest.raises(rf.InputError, match="integer"):
+        compat.Qrels.from_df(half.assign(score=[np.nan]))
+    none = pd.DataFrame({"q_id": ["1", "1"], "doc_id": ["a", None], "score": [2.0, 1.0]})
+    with pytest.raises(TypeError):
+        ranx.Run.from_df(none)
+    with pytest.raises(rf.InputError, match="doc_id.*missing"):
+        compat.Run.from_df(none)
+
+
 # ----------------------------------------------------------------------------- bad input
 QRELS, RUN = {"q": {"a": 1}}, {"q": {"a": 1.0}}
 
