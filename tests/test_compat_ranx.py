@@ -152,6 +152,20 @@ def test_the_sort_order_is_ranxs_past_16_tied_documents() -> None:
         ranx.Qrels({"q": {d: int(s) for d, s in scores.items()}}).qrels["q"])
 
 
+@pytest.mark.parametrize("n", [5, 40])
+def test_nan_scores_sort_as_in_ranx(n: int) -> None:
+    # regression: a NaN score compared as neither above nor below the others, so a Run put
+    # {"a": nan, "b": 1.0} as a, b; numba's float sort (lt_floats) puts NaN after every number
+    nan = float("nan")
+    docs = {f"d{i:02d}": [nan, 0.5, 1.0, nan, 2.0][i % 5] for i in range(n)}
+    for scores in ({"a": nan, "b": 1.0}, {"b": 1.0, "a": nan}, docs):
+        assert list(compat.Run({"q": scores}).run["q"]) == list(ranx.Run({"q": scores}).run["q"])
+    # a plain dict given to evaluate is sorted by argsort(scores)[::-1]: NaN first
+    rows = compat._evaluate.dict_frame({"q": docs}, "run").get_column("doc_id").to_list()
+    order = numba.njit(lambda x: np.argsort(x))(np.array(list(docs.values())))[::-1]
+    assert rows == [list(docs)[i] for i in order]
+
+
 def test_rankframe_evaluate_breaks_the_same_tie_by_doc_id() -> None:
     """What the drop-in is for: ``rf.evaluate`` on ranx objects ranks ties as trec_eval does."""
     qrels = ranx.Qrels({"q1": {"a": 1}})
