@@ -388,6 +388,17 @@ def test_integer_query_ids_beside_string_ones_read_as_strings() -> None:
     assert compat.calc_aggregate([im.AP, im.P @ 1], strings, ints) == theirs
 
 
+def test_infinite_scores_rank_as_in_ir_measures() -> None:
+    # regression: an infinite score raised InputError; each provider ranks it as its sort does
+    inf = float("inf")
+    qrels = {"1": {"a": 1, "b": 0, "c": 2, "d": 1}}
+    measures = [im.AP, im.P @ 1, im.nDCG @ 3, im.RR, im.RR @ 2, im.Judged @ 2, im.Bpref]
+    for run in ({"1": {"a": inf, "b": 1.0, "c": -inf}}, {"1": {"b": inf, "a": inf, "c": -inf, "d": -inf}}):
+        theirs = {(m.query_id, str(m.measure)): m.value for m in im.iter_calc(measures, qrels, run)}
+        ours = {(m.query_id, str(m.measure)): m.value for m in compat.iter_calc(measures, qrels, run)}
+        assert ours == pytest.approx(theirs)
+
+
 def test_an_evaluator_evaluates_several_runs() -> None:
     qrels = {"1": {"a": 1, "b": 0}, "9": {"c": 1}}
     ours, theirs = compat.evaluator([im.P @ 1, im.AP], qrels), im.evaluator([im.P @ 1, im.AP], qrels)

@@ -328,6 +328,21 @@ def test_near_ties_are_float32_ties() -> None:
     assert pytrec_eval.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run) == {"q": {"P_1": 0.0}}
 
 
+def test_infinite_scores_rank_as_in_pytrec_eval() -> None:
+    # regression: an infinite score raised InputError ("not a finite number"); pytrec_eval ranks
+    # it as C's float does (inf first, -inf last; inf ties a float64 beyond float32's range)
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "d": 1}}
+    inf = float("inf")
+    measures = {"map", "P.1,2", "ndcg_cut.3", "recip_rank", "bpref", "num_ret"}
+    for run in (
+        {"q": {"a": inf, "b": 1.0, "c": -inf}},
+        {"q": {"b": inf, "a": 1e300, "c": -inf, "d": -1e300}},  # ties: doc id descending
+        {"q": {"a": -inf, "b": -inf, "c": inf, "d": inf}},
+    ):
+        want = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        assert compat.RelevanceEvaluator(qrels, measures).evaluate(run) == want
+
+
 def test_the_drop_in_modules_import_neither_library() -> None:
     # pytrec_eval, ir_measures and ranx are test oracles, never rankframe's dependencies
     code = (

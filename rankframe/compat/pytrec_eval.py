@@ -11,7 +11,8 @@ pytrec_eval's semantics, each reproduced:
   ranking (``{"q1": {}}``) is evaluated on no documents; a query only in the qrels, or only
   in the run, is left out. A qrels entry with no judgment (``{"q1": {}}``) is no query.
 * **Scores** are compared as C ``float`` (trec_eval 9): ``score_dtype="float32"``, so scores
-  that only float64 tells apart tie, and ties go to the doc id later in byte order.
+  that only float64 tells apart tie, and ties go to the doc id later in byte order. An
+  infinite score ranks first (``-inf`` last), as in pytrec_eval.
 * **Measure specs**: pytrec_eval's own rules. Nicknames (``official``, ``set``, ``all_trec``)
   expand; ``P``, ``P.5`` and ``P_10`` merge into one ``P.10,5`` (a bare name then adds no
   default cutoffs); parameters of a parameterless measure (``map.5``) are ignored; a measure
@@ -65,7 +66,7 @@ from rankframe._errors import InputError
 from rankframe._io.columns import REL, D, Q, S
 from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure
 from rankframe._measures._names import NICKNAMES, parse_trec
-from rankframe.compat._common import per_query_wide, read, run_queries
+from rankframe.compat._common import infinite_as_largest, per_query_wide, read, run_queries
 
 __all__ = [
     "RelevanceEvaluator",
@@ -347,7 +348,7 @@ class RelevanceEvaluator:
             raise TypeError(msg)
         if not scores or self._qrels is None:
             return {}
-        run = _read_checked(scores, S)
+        run = infinite_as_largest(_read_checked(scores, S))
         measures = [m for m in self._measures.values() if m is not None]
         if not measures:  # nothing to compute: the judged topics, each with its string labels
             return {q: dict.fromkeys(self._labels, 0.0) for q in scores if q in self._topics}

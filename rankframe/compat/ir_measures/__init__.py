@@ -36,6 +36,10 @@ ir_measures does. ir_measures itself is never imported, nor are pytrec_eval or r
   - ``nDCG(dcg='exp-log2')`` (ranx), and rankframe's own measures: float64 scores, ties to
     the doc id later in byte order.
 
+  An infinite score ranks first (``-inf`` last) under every rule: it is read as the largest
+  float64 of its sign (so it ties with a score of ``±sys.float_info.max``, as it would not in
+  ir_measures).
+
 Where the values differ, on purpose:
 
 * gdeval's rounding to 5 decimals is Polars' here, which may differ in the last digit from

@@ -20,7 +20,7 @@ from rankframe._engine.collect import aggregate
 from rankframe._errors import MeasureError
 from rankframe._io.columns import Q
 from rankframe._measures import Measure
-from rankframe.compat._common import per_query_wide, read, run_queries
+from rankframe.compat._common import infinite_as_largest, per_query_wide, read, run_queries
 from rankframe.compat._records import CalcResults, Metric
 from rankframe.compat.ir_measures._cwl import CwlMetric
 from rankframe.compat.ir_measures._runtime import RuntimeMeasure, runtime_metrics
@@ -168,7 +168,7 @@ class Evaluator:
         if self._qrels is None:
             return pl.DataFrame(), 0
         run = _source(run)
-        frame = read(run, "run")
+        frame = infinite_as_largest(read(run, "run"))
         queries = run_queries(run, frame)
         qrels, qrel_qids = self._qrels, self._qrel_qids
         if qrels.schema[Q] != frame.schema[Q]:  # (integer ids beside string ones: read as strings)
