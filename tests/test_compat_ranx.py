@@ -166,6 +166,23 @@ def test_nan_scores_sort_as_in_ranx(n: int) -> None:
     assert rows == [list(docs)[i] for i in order]
 
 
+def test_non_finite_scores_evaluate_as_in_ranx() -> None:
+    # regression: a NaN or infinite score raised InputError ("not a finite number"); ranx ranks
+    # the documents as its sort leaves them (inf first, -inf then NaN last) and evaluates them
+    inf, nan = float("inf"), float("nan")
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2, "d": 1}, "q2": {"e": 1}}
+    metrics = ["mrr", "map", "ndcg@2", "precision@1", "bpref", "recall@3"]
+    for run in (
+        {"q1": {"a": nan, "b": 1.0, "c": inf, "d": -inf}, "q2": {"e": nan, "f": 0.5}},
+        {"q1": {"b": inf, "a": inf, "c": -inf, "d": nan}, "q2": {"f": -inf, "e": -inf}},
+    ):
+        theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metrics, return_mean=False)
+        ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), metrics, return_mean=False)
+        _assert_same(ours, theirs)
+        _assert_same(compat.evaluate(qrels, run, metrics, return_mean=False),
+                     ranx.evaluate(qrels, run, metrics, return_mean=False))
+
+
 def test_rankframe_evaluate_breaks_the_same_tie_by_doc_id() -> None:
     """What the drop-in is for: ``rf.evaluate`` on ranx objects ranks ties as trec_eval does."""
     qrels = ranx.Qrels({"q1": {"a": 1}})

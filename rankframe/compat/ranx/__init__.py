@@ -10,6 +10,8 @@ imported (pandas only when a DataFrame is asked for).
   computes that order (:mod:`~rankframe.compat.ranx._order`) and evaluates with
   ``ties="input"``. ``rankframe.evaluate(ranx_qrels, ranx_run)`` instead breaks ties by doc id
   (trec_eval), so on tied runs the two differ where a cutoff or a rank cuts through a tie.
+  A NaN score sorts after every number (numba's float order) and, like an infinite one, is
+  evaluated where it ranks, as ranx does (``rankframe.evaluate`` refuses both).
 - **Names and conventions** (:mod:`~rankframe.compat.ranx._scoring`): ``hits``, ``hit_rate``,
   ``precision``, ``recall``, ``f1``, ``r-precision``, ``mrr``, ``map``, ``dcg``,
   ``dcg_burges``, ``ndcg``, ``ndcg_burges``, ``bpref``, ``rbp.95``, each with ``@k`` and

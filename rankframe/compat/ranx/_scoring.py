@@ -127,6 +127,7 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
         values = pl.DataFrame(schema={"run": pl.String, "query_id": pl.String, "measure": pl.String,
                                       "value": pl.Float64})
     else:
+        run = _ranked_as_given(run)
         with warnings.catch_warnings():  # ranx says nothing about queries missing on either side
             warnings.simplefilter("ignore", RankframeWarning)
             values = rf.evaluate(qrels, run, unique, per_query=True, complete=True, ties="input",
@@ -152,6 +153,18 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
                 v = np.where((table.get_column(f"n{p.level}").to_numpy() == 0) & (v > 0), np.nan, v)
             out[m if r is None else (r, m)] = v
     return out
+
+
+def _ranked_as_given(run: pl.DataFrame) -> pl.DataFrame:
+    """``run`` with its rows' rank as the score where a score is NaN or infinite.
+
+    The rows are in ranx's order already (NaN last, as numba sorts it); ranx evaluates such a
+    ranking, :func:`rankframe.evaluate` refuses the score, so it gets the rows' rank instead.
+    """
+    if run.get_column("score").is_finite().all():
+        return run
+    keys = ["run", "query_id"] if "run" in run.columns else ["query_id"]
+    return run.with_columns((-pl.int_range(pl.len()).over(keys)).cast(pl.Float64).alias("score"))
 
 
 def _bpref_below_zero(qrels: pl.DataFrame, run: pl.DataFrame, values: pl.DataFrame,
