@@ -40,6 +40,13 @@ Where the values differ, on purpose:
   read freed memory and may hang; rankframe scores it 0.
 * Specs that crash pytrec_eval (``P.0``: segmentation fault; gain maps such as ``ndcg.1=3``:
   C assertion) raise :class:`rankframe.MeasureError` (a ``ValueError``) here.
+* A NaN score raises :class:`rankframe.InputError` (a ``ValueError``): trec_eval's sort
+  compares it as neither above nor below the others and leaves it where its qsort happens to.
+* Grades beyond 32 bits (``2**40``) are kept; pytrec_eval reads them modulo 2**32 (0
+  there) or crashes. An id holding a NUL character is kept whole; pytrec_eval cuts it there.
+* Arguments pytrec_eval mishandles raise ``TypeError`` with pytrec_eval's words: a negative
+  ``relevance_level`` (pytrec_eval accepts it and may crash), ``evaluate(None)`` (pytrec_eval
+  returns ``{}``), judgments that are not a dict (pytrec_eval: ``AttributeError``).
 
 Examples
 --------

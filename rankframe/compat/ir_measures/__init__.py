@@ -69,6 +69,21 @@ Where the values differ, on purpose:
   ``nNRBP`` 0 here, NaN (0/0) in pyndeval.
 * ir_measures' private input converters (``ir_measures.util.QrelsConverter``...) are not
   imitated.
+* Inputs: integer ids are read (as strings beside string ones), where ir_measures' pytrec_eval
+  provider raises ``TypeError``; a NaN score raises :class:`rankframe.InputError` (pytrec_eval
+  leaves it where its sort happens to); a run query with an empty ranking scores ``Judged@k``
+  0, where ir_measures' judged provider divides by zero.
+* Errors are rankframe's (:class:`~rankframe.InputError`, :class:`~rankframe.MeasureError`,
+  both ``ValueError``) with a one-line message, where ir_measures raises ``TypeError`` (a
+  non-integer grade, a score that is not a number), ``KeyError`` (an unknown parameter,
+  ``nDCG(foo=1)``) or, when computing, ``AssertionError`` (``AP@10.5``, ``Rprec@5``,
+  ``P(rel=1.5)``, ``IPrec`` without a recall level): ``parse_measure`` checks the
+  parameters already. A name given to ``calc_aggregate`` is parsed (ir_measures:
+  ``AttributeError``), in any dialect (``"P_5"``, ``"ndcg_cut.10"``).
+* Measures print with rankframe's parameter values: ``INST(T=2.0)``, ``IPrec@0.5``,
+  ``nDCG(gains={0: 0.0, 1: 1.0, 2: 3.0})@10`` where ir_measures echoes what was typed
+  (``INST(T=2)``, ``nDCG(gains={2:3})@10``). ``calc_aggregate``'s dict follows the order of
+  the measures given; ir_measures' follows its providers' sets.
 
 Examples
 --------

@@ -27,7 +27,16 @@ imported (pandas only when a DataFrame is asked for).
   ideal one. ``compare``'s randomization test draws its own permutations (rankframe's), so its
   p-values are close to, not equal to, ranx's. ranx 0.3.21's ``bpref`` over 10 or more queries
   runs in parallel threads and can give other values than query by query; the drop-in gives the
-  query-by-query ones.
+  query-by-query ones. ``f1`` may differ from ranx's in the last bit (``2 * hits / (k + R)``
+  against ranx's ``2 * P * R / (P + R)``).
+- **Inputs and errors.** Integer ids are read as strings (ranx: ``TypeError``); empty
+  ``Qrels``/``Run`` (``{}``, ``{"q": {}}``) are built (ranx: ``ValueError`` from ``max()``);
+  ``from_df`` reads integer ids and integral float grades (ranx asserts the column dtypes) but
+  refuses a fractional grade or a missing value. Bad input raises rankframe's one-line
+  :class:`~rankframe.InputError` / :class:`~rankframe.MeasureError` (``ValueError``s) where ranx
+  raises ``AssertionError`` (query ids that differ, ``k < 0``, a file ``kind``),
+  ``FileNotFoundError``, ``KeyError`` or ``AttributeError``; ``compare`` with no metric raises
+  ``MeasureError`` (ranx: ``KeyError``). A ``Run``'s ``repr`` is its dict's.
 - **Fusion and normalisation**: ``ranx.fusion`` (every method, the ``*_train`` functions,
   ``fusion_switch``), ``ranx.normalization`` (``min_max_norm``... ``borda_norm``,
   ``norm_switch``), ``fuse`` and ``normalize``, each computed by :func:`rankframe.fuse` (its
