@@ -281,6 +281,44 @@ def test_report_renders_as_ranx(three_runs: tuple[Any, ...]) -> None:
     assert frame[metrics].to_numpy() == pytest.approx(want[metrics].to_numpy())
 
 
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"show_percentages": True}, {"rounding_digits": 5}, {"names": ["1", "22"]}, {"runs": 1},
+     {"three": True}],
+)
+def test_report_table_is_ranxs_byte_for_byte(three_runs: tuple[Any, ...], options: dict[str, Any]) -> None:
+    # regression: a column without superscripts (all its cells numbers) is a numeric column for
+    # tabulate: "%g" values ("0.5", not "0.500") aligned on the decimal point, the title to the
+    # right; the drop-in printed every column as text
+    if options.pop("three", False):
+        qrels, runs = three_runs
+    else:
+        qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 1}}
+        runs = [{"q1": {"a": 0.5, "x": 0.9}, "q2": {"c": 0.9}, "q3": {"d": 0.1, "e": 0.2}},
+                {"q1": {"b": 0.7, "a": 0.2}, "q2": {"z": 0.9, "c": 0.1}, "q3": {"e": 0.3}}]
+    names = options.pop("names", [f"m{i}" for i in range(len(runs))])[:options.pop("runs", len(runs))]
+    metrics = ["ndcg@10", "mrr", "map@10", "precision@1"]
+    pairs = list(zip(runs, names, strict=False))
+    theirs = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=n) for r, n in pairs], metrics, **options)
+    ours = compat.compare(compat.Qrels(qrels), [compat.Run(r, name=n) for r, n in pairs], metrics, **options)
+    assert str(ours) == str(theirs)
+
+
+_CELLS = ["0.500", "0.125", "62.4", "50.0", "1", "22", "007", "-3", "1e-05", "1.000ᵃ", "0.1ᵇᶜ", "bm25",
+          "True", "1,234.5", "nan", "inf", " 5", "", "a b "]
+
+
+@settings(max_examples=settings.default.max_examples * 20)
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from(["#", "Model", "NDCG@10", "P@1"]), min_size=n, max_size=n),
+    st.lists(st.lists(st.sampled_from(_CELLS), min_size=n, max_size=n), min_size=1, max_size=4))))
+def test_report_layout_is_tabulates(table: tuple[list[str], list[list[str]]]) -> None:
+    tabulate = pytest.importorskip("tabulate")  # ranx prints its Report with tabulate
+    headers, rows = table
+    ours = compat.data_structures.report.simple_table(headers, rows)
+    assert ours == tabulate.tabulate(rows, headers=headers)
+
+
 # ----------------------------------------------------------------------------- files and frames
 @pytest.mark.parametrize("name", ["run.trec", "run.txt", "run.json", "run.lz4", "run.parquet"])
 def test_saved_runs_read_back_in_ranx(tmp_path: Any, name: str) -> None:
