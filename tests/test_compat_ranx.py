@@ -264,6 +264,24 @@ def test_compare_matches_ranx_report(three_runs: tuple[Any, ...], stat_test: str
     assert ours.to_latex().splitlines()[-12:] == theirs.to_latex().splitlines()[-12:] or stat_test == "fisher"
 
 
+@pytest.mark.parametrize("stat_test", ["student", "tukey", "fisher"])
+def test_report_values_have_ranxs_types(three_runs: tuple[Any, ...], stat_test: str) -> None:
+    # regression: the t-test's and Tukey's p-values were Python floats; ranx's are numpy
+    # float64s (its randomization test's a float), which to_dict() and print_results() show
+    qrels, runs = three_runs
+    reports = [lib.compare(lib.Qrels(qrels), [lib.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                           ["mrr", "map@10"], stat_test=stat_test, n_permutations=100)
+               for lib in (compat, ranx)]
+    ours, theirs = (r.to_dict() for r in reports)
+
+    def types(d: Any) -> Any:
+        return {k: types(v) for k, v in d.items()} if isinstance(d, dict) else type(d)
+
+    assert types(ours) == types(theirs)
+    pairs = [{k: v for k, v in r.comparisons.items() if len(k) == 2} for r in reports]  # (ranx's
+    assert types(pairs[0]) == types(pairs[1])  # Tukey also holds each model against itself)
+
+
 def test_report_renders_as_ranx(three_runs: tuple[Any, ...]) -> None:
     qrels, runs = three_runs
     metrics = ["map@10", "ndcg@5-l2", "rbp.95"]
