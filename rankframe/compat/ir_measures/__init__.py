@@ -71,8 +71,10 @@ Where the values differ, on purpose:
   imitated.
 * Inputs: integer ids are read (as strings beside string ones), where ir_measures' pytrec_eval
   provider raises ``TypeError``; a NaN score raises :class:`rankframe.InputError` (pytrec_eval
-  leaves it where its sort happens to); a run query with an empty ranking scores ``Judged@k``
-  0, where ir_measures' judged provider divides by zero.
+  leaves it where its sort happens to; a pandas NaN is reported as null); a (query, doc) pair
+  twice in a frame or a list of records raises ``InputError``, where ir_measures keeps the
+  last; a run query with an empty ranking scores ``Judged@k`` 0, where ir_measures' judged
+  provider divides by zero.
 * Errors are rankframe's (:class:`~rankframe.InputError`, :class:`~rankframe.MeasureError`,
   both ``ValueError``) with a one-line message, where ir_measures raises ``TypeError`` (a
   non-integer grade, a score that is not a number), ``KeyError`` (an unknown parameter,

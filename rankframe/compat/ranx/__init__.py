@@ -43,6 +43,9 @@ imported (pandas only when a DataFrame is asked for).
   normalisations and training) from the runs' stored order, ties in ranx's order; results are
   ``Run``\s named as ranx names them, over the first run's queries. Condorcet scores
   ``1 + wins + ties / 2`` (Copeland), ranx's score wherever the majorities order the documents.
+  Runs holding a NaN score fuse otherwise than in ranx where the NaN counts: the rank-based
+  methods (``rrf``, ``isr``, ``bordafuse``...) rank it as :func:`rankframe.fuse` does, and
+  ``max`` skips it (ranx's max is NaN).
 - **Fusion search and plots**: ``optimize_fusion`` searches ranx's grid in ranx's order (the
   last of equal scores wins) and returns ranx's parameters and ``OptimizationReport``, every
   candidate fused from the runs normalised and aligned once and all of them evaluated in one
