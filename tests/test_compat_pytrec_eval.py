@@ -343,6 +343,22 @@ def test_infinite_scores_rank_as_in_pytrec_eval() -> None:
         assert compat.RelevanceEvaluator(qrels, measures).evaluate(run) == want
 
 
+def test_utility_coefficients_pytrec_eval_cannot_pass_say_so() -> None:
+    # pytrec_eval reads a spec's parameters up to the first character that is no digit, comma
+    # or point, and merges them as a sorted set: "utility.1,-1,0,0" reaches trec_eval as
+    # "utility.1" and pytrec_eval returns 0 for every query. The drop-in said "takes exactly 4
+    # coefficients ... Got 1" of a spec holding 4; it now says what pytrec_eval read
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2, "d4": 1}}
+    run = {"q1": {"d1": 0.9, "d2": 0.8, "d5": 0.1}}
+    for spec, read in (("utility.1,-1,0,0", "utility.1"), ("utility.1,1,0,0", "utility.0,1")):
+        assert pytrec_eval.RelevanceEvaluator(qrels, {spec}).evaluate(run) == {"q1": {"utility": 0.0}}
+        with pytest.raises(rf.MeasureError, match=f"{spec!r} as {read!r}.*pytrec_eval returns 0"):
+            compat.RelevanceEvaluator(qrels, {spec})
+    for spec in ("utility", "utility.3,2,1,0"):  # (4 distinct non-negative values: in ascending order)
+        want = pytrec_eval.RelevanceEvaluator(qrels, {spec}).evaluate(run)
+        assert compat.RelevanceEvaluator(qrels, {spec}).evaluate(run) == want
+
+
 def test_the_drop_in_modules_import_neither_library() -> None:
     # pytrec_eval, ir_measures and ranx are test oracles, never rankframe's dependencies
     code = (
