@@ -45,7 +45,10 @@ imported (pandas only when a DataFrame is asked for).
   ``1 + wins + ties / 2`` (Copeland), ranx's score wherever the majorities order the documents.
   Runs holding a NaN score fuse otherwise than in ranx where the NaN counts: the rank-based
   methods (``rrf``, ``isr``, ``bordafuse``...) rank it as :func:`rankframe.fuse` does, and
-  ``max`` skips it (ranx's max is NaN).
+  ``max`` skips it (ranx's max is NaN). With ``norm="borda"`` a rank-based method ranks the
+  normalised runs by their Borda scores; ranx ranks them in the hash order of its candidate
+  set, so its result changes with ``PYTHONHASHSEED``. A ``wsum`` weight list shorter than the
+  runs raises ``InputError`` (ranx returns empty rankings).
 - **Fusion search and plots**: ``optimize_fusion`` searches ranx's grid in ranx's order (the
   last of equal scores wins) and returns ranx's parameters and ``OptimizationReport``, every
   candidate fused from the runs normalised and aligned once and all of them evaluated in one
