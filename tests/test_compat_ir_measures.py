@@ -374,6 +374,31 @@ def test_no_judged_query() -> None:
     assert list(compat.iter_calc(measures, {}, {"1": {"a": 1.0}})) == []
 
 
+def test_integer_query_ids_beside_string_ones_read_as_strings() -> None:
+    # regression: integer judgment ids beside a run's string ids raised Polars' SchemaError
+    # ("datatypes of join keys don't match"); ir_measures' pytrec_eval provider refuses integer
+    # ids (TypeError), rankframe.evaluate and the drop-in read them as strings
+    run, strings = {"1": {"a": 1.0, "b": 2.0}}, {"1": {"a": 1, "b": 0}, "2": {"c": 1}}
+    theirs = im.calc_aggregate([im.AP, im.P @ 1], strings, run)
+    for qrels in ({1: {"a": 1, "b": 0}, 2: {"c": 1}}, {1: {"a": 1, "b": 0}, "2": {"c": 1}}):
+        assert compat.calc_aggregate([im.AP, im.P @ 1], qrels, run) == theirs
+        got = [(m.query_id, m.value) for m in compat.iter_calc([im.AP], qrels, run)]
+        assert got == [("1", 0.5), ("2", 0.0)]
+    ints = {1: {"a": 1.0, "b": 2.0}}
+    assert compat.calc_aggregate([im.AP, im.P @ 1], strings, ints) == theirs
+
+
+def test_infinite_scores_rank_as_in_ir_measures() -> None:
+    # regression: an infinite score raised InputError; each provider ranks it as its sort does
+    inf = float("inf")
+    qrels = {"1": {"a": 1, "b": 0, "c": 2, "d": 1}}
+    measures = [im.AP, im.P @ 1, im.nDCG @ 3, im.RR, im.RR @ 2, im.Judged @ 2, im.Bpref]
+    for run in ({"1": {"a": inf, "b": 1.0, "c": -inf}}, {"1": {"b": inf, "a": inf, "c": -inf, "d": -inf}}):
+        theirs = {(m.query_id, str(m.measure)): m.value for m in im.iter_calc(measures, qrels, run)}
+        ours = {(m.query_id, str(m.measure)): m.value for m in compat.iter_calc(measures, qrels, run)}
+        assert ours == pytest.approx(theirs)
+
+
 def test_an_evaluator_evaluates_several_runs() -> None:
     qrels = {"1": {"a": 1, "b": 0}, "9": {"c": 1}}
     ours, theirs = compat.evaluator([im.P @ 1, im.AP], qrels), im.evaluator([im.P @ 1, im.AP], qrels)
@@ -471,6 +496,20 @@ def test_trec_names_with_several_parameters_and_nicknames() -> None:
     assert "GMAP" not in map(str, compat.parse_trec_measure("official"))
     with pytest.raises(rf.MeasureError, match="gm_map"):
         compat.parse_trec_measure("gm_map")
+
+
+def test_trec_names_ir_measures_does_not_read_are_refused() -> None:
+    # regression: Rprec_mult and ndcg_rel were read as Rprec/ndcg with a parameter ("_mult"),
+    # so parse_trec_measure("all_trec") added RprecMult@0.2... and nDCG_rel, where ir_measures
+    # says "known trec name Rprec_mult, but not yet supported" and all_trec skips them
+    assert [str(m) for m in compat.parse_trec_measure("all_trec")] == [
+        str(m) for m in im.parse_trec_measure("all_trec")
+    ]
+    for name in ("Rprec_mult", "Rprec_mult.0.2", "ndcg_rel"):
+        with pytest.raises(ValueError, match="not yet supported"):
+            im.parse_trec_measure(name)
+        with pytest.raises(rf.MeasureError, match=f"{name!r}.*not yet supported"):
+            compat.parse_trec_measure(name)
 
 
 def test_measures_compute_themselves() -> None:

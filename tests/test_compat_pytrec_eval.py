@@ -328,6 +328,37 @@ def test_near_ties_are_float32_ties() -> None:
     assert pytrec_eval.RelevanceEvaluator(qrels, {"P.1"}).evaluate(run) == {"q": {"P_1": 0.0}}
 
 
+def test_infinite_scores_rank_as_in_pytrec_eval() -> None:
+    # regression: an infinite score raised InputError ("not a finite number"); pytrec_eval ranks
+    # it as C's float does (inf first, -inf last; inf ties a float64 beyond float32's range)
+    qrels = {"q": {"a": 1, "b": 0, "c": 2, "d": 1}}
+    inf = float("inf")
+    measures = {"map", "P.1,2", "ndcg_cut.3", "recip_rank", "bpref", "num_ret"}
+    for run in (
+        {"q": {"a": inf, "b": 1.0, "c": -inf}},
+        {"q": {"b": inf, "a": 1e300, "c": -inf, "d": -1e300}},  # ties: doc id descending
+        {"q": {"a": -inf, "b": -inf, "c": inf, "d": inf}},
+    ):
+        want = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+        assert compat.RelevanceEvaluator(qrels, measures).evaluate(run) == want
+
+
+def test_utility_coefficients_pytrec_eval_cannot_pass_say_so() -> None:
+    # pytrec_eval reads a spec's parameters up to the first character that is no digit, comma
+    # or point, and merges them as a sorted set: "utility.1,-1,0,0" reaches trec_eval as
+    # "utility.1" and pytrec_eval returns 0 for every query. The drop-in said "takes exactly 4
+    # coefficients ... Got 1" of a spec holding 4; it now says what pytrec_eval read
+    qrels = {"q1": {"d1": 1, "d2": 0, "d3": 2, "d4": 1}}
+    run = {"q1": {"d1": 0.9, "d2": 0.8, "d5": 0.1}}
+    for spec, read in (("utility.1,-1,0,0", "utility.1"), ("utility.1,1,0,0", "utility.0,1")):
+        assert pytrec_eval.RelevanceEvaluator(qrels, {spec}).evaluate(run) == {"q1": {"utility": 0.0}}
+        with pytest.raises(rf.MeasureError, match=f"{spec!r} as {read!r}.*pytrec_eval returns 0"):
+            compat.RelevanceEvaluator(qrels, {spec})
+    for spec in ("utility", "utility.3,2,1,0"):  # (4 distinct non-negative values: in ascending order)
+        want = pytrec_eval.RelevanceEvaluator(qrels, {spec}).evaluate(run)
+        assert compat.RelevanceEvaluator(qrels, {spec}).evaluate(run) == want
+
+
 def test_the_drop_in_modules_import_neither_library() -> None:
     # pytrec_eval, ir_measures and ranx are test oracles, never rankframe's dependencies
     code = (

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import rankframe as rf
@@ -49,13 +49,15 @@ TIED = st.sampled_from([0.1, 0.2, 0.3])
 
 
 @st.composite
-def judged_runs(draw: st.DrawFn, max_queries: int = 6) -> tuple[dict[str, Any], dict[str, Any]]:
-    """Judgments (grades 0-3) and a run over 1-40 documents whose scores tie."""
+def judged_runs(
+    draw: st.DrawFn, max_queries: int = 6, min_grade: int = 0
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Judgments (grades ``min_grade``-3) and a run over 1-40 documents whose scores tie."""
     n = draw(st.integers(1, max_queries))
     qrels, run = {}, {}
     for i in range(n):
         docs = draw(st.lists(st.integers(0, 44), min_size=1, max_size=12, unique=True))
-        qrels[f"q{i}"] = {f"d{d}": draw(st.integers(0, 3)) for d in docs}
+        qrels[f"q{i}"] = {f"d{d}": draw(st.integers(min_grade, 3)) for d in docs}
         ranked = draw(st.lists(st.integers(0, 44), min_size=1, max_size=40, unique=True))
         run[f"q{i}"] = {f"d{d}": draw(TIED) for d in ranked}
     return qrels, run
@@ -118,6 +120,24 @@ def test_bpref_query_by_query(case: tuple[dict[str, Any], dict[str, Any]]) -> No
         np.testing.assert_allclose(got, want, equal_nan=True, err_msg=metric)
 
 
+@settings(max_examples=settings.default.max_examples * 2)
+@given(judged_runs(max_queries=1, min_grade=-2))
+@example(({"q": {"a": -1, "b": 1}}, {"q": {"a": 0.2, "b": 0.1}}))
+@example(({"q": {"a": -2, "b": 0, "c": 3}}, {"q": {"a": 0.3, "b": 0.2, "c": 0.1}}))
+def test_negative_grades_are_judged_non_relevant_as_in_ranx(case: tuple[dict[str, Any], ...]) -> None:
+    # ranx counts every judgment below the level as judged non-relevant, negative ones too
+    # (rankframe's Bpref, as trec_eval, skips them): Qrels({"q": {"a": -1, "b": 1}}) with the run
+    # a, b is bpref 0 in ranx
+    qrels, run = case
+    metrics = [*METRICS, "bpref", "bpref-l2", "bpref-l0", "precision@3-l0", "ndcg-l0"]
+    theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metrics, return_mean=False)
+    ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), metrics, return_mean=False)
+    _assert_same(ours, theirs)
+    tq, tr = ranx.Qrels(qrels).to_typed_list(), ranx.Run(run).to_typed_list()
+    cq, cr = compat.Qrels(qrels).to_typed_list(), compat.Run(run).to_typed_list()
+    np.testing.assert_allclose(compat.metrics.bpref(cq, cr), ranx.metrics.bpref(tq, tr), equal_nan=True)
+
+
 def test_the_real_ranx_objects_are_read_in_their_order() -> None:
     scores = {f"d{i:02d}": float(i % 3) for i in range(40)}
     qrels = {"q": {f"d{i:02d}": 1 for i in range(0, 40, 7)}}
@@ -130,6 +150,37 @@ def test_the_sort_order_is_ranxs_past_16_tied_documents() -> None:
     assert list(compat.Run({"q": scores}).run["q"]) == list(ranx.Run({"q": scores}).run["q"])
     assert list(compat.Qrels({"q": {d: int(s) for d, s in scores.items()}}).qrels["q"]) == list(
         ranx.Qrels({"q": {d: int(s) for d, s in scores.items()}}).qrels["q"])
+
+
+@pytest.mark.parametrize("n", [5, 40])
+def test_nan_scores_sort_as_in_ranx(n: int) -> None:
+    # regression: a NaN score compared as neither above nor below the others, so a Run put
+    # {"a": nan, "b": 1.0} as a, b; numba's float sort (lt_floats) puts NaN after every number
+    nan = float("nan")
+    docs = {f"d{i:02d}": [nan, 0.5, 1.0, nan, 2.0][i % 5] for i in range(n)}
+    for scores in ({"a": nan, "b": 1.0}, {"b": 1.0, "a": nan}, docs):
+        assert list(compat.Run({"q": scores}).run["q"]) == list(ranx.Run({"q": scores}).run["q"])
+    # a plain dict given to evaluate is sorted by argsort(scores)[::-1]: NaN first
+    rows = compat._evaluate.dict_frame({"q": docs}, "run").get_column("doc_id").to_list()
+    order = numba.njit(lambda x: np.argsort(x))(np.array(list(docs.values())))[::-1]
+    assert rows == [list(docs)[i] for i in order]
+
+
+def test_non_finite_scores_evaluate_as_in_ranx() -> None:
+    # regression: a NaN or infinite score raised InputError ("not a finite number"); ranx ranks
+    # the documents as its sort leaves them (inf first, -inf then NaN last) and evaluates them
+    inf, nan = float("inf"), float("nan")
+    qrels = {"q1": {"a": 1, "b": 0, "c": 2, "d": 1}, "q2": {"e": 1}}
+    metrics = ["mrr", "map", "ndcg@2", "precision@1", "bpref", "recall@3"]
+    for run in (
+        {"q1": {"a": nan, "b": 1.0, "c": inf, "d": -inf}, "q2": {"e": nan, "f": 0.5}},
+        {"q1": {"b": inf, "a": inf, "c": -inf, "d": nan}, "q2": {"f": -inf, "e": -inf}},
+    ):
+        theirs = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), metrics, return_mean=False)
+        ours = compat.evaluate(compat.Qrels(qrels), compat.Run(run), metrics, return_mean=False)
+        _assert_same(ours, theirs)
+        _assert_same(compat.evaluate(qrels, run, metrics, return_mean=False),
+                     ranx.evaluate(qrels, run, metrics, return_mean=False))
 
 
 def test_rankframe_evaluate_breaks_the_same_tie_by_doc_id() -> None:
@@ -153,6 +204,20 @@ def test_evaluate_stores_the_scores_in_the_run_as_ranx() -> None:
     assert ours.scores.keys() == theirs.scores.keys()
     for m, per_query in theirs.scores.items():
         assert ours.scores[m] == pytest.approx(dict(per_query))
+
+
+def test_no_metric_evaluates_to_an_empty_dict_as_ranx() -> None:
+    # regression: evaluate(qrels, run, []) raised MeasureError("No measures were requested");
+    # ranx returns {} (after its query-id check) and stores nothing in the run
+    qrels, run = {"q1": {"a": 1}}, {"q1": {"a": 1.0}}
+    theirs, ours = ranx.Run(run), compat.Run(run)
+    want = ranx.evaluate(ranx.Qrels(qrels), theirs, [])
+    assert compat.evaluate(compat.Qrels(qrels), ours, []) == want == {}
+    want = ranx.evaluate(qrels, run, [], return_mean=False)
+    assert compat.evaluate(qrels, run, [], return_mean=False) == want
+    assert ours.mean_scores == dict(theirs.mean_scores) == {}
+    with pytest.raises(rf.InputError, match="query ids do not match"):
+        compat.evaluate(compat.Qrels(qrels), compat.Run({"q2": {"a": 1.0}}), [])
 
 
 def test_make_comparable_scores_missing_queries_zero() -> None:
@@ -199,6 +264,24 @@ def test_compare_matches_ranx_report(three_runs: tuple[Any, ...], stat_test: str
     assert ours.to_latex().splitlines()[-12:] == theirs.to_latex().splitlines()[-12:] or stat_test == "fisher"
 
 
+@pytest.mark.parametrize("stat_test", ["student", "tukey", "fisher"])
+def test_report_values_have_ranxs_types(three_runs: tuple[Any, ...], stat_test: str) -> None:
+    # regression: the t-test's and Tukey's p-values were Python floats; ranx's are numpy
+    # float64s (its randomization test's a float), which to_dict() and print_results() show
+    qrels, runs = three_runs
+    reports = [lib.compare(lib.Qrels(qrels), [lib.Run(r, name=f"m{i}") for i, r in enumerate(runs)],
+                           ["mrr", "map@10"], stat_test=stat_test, n_permutations=100)
+               for lib in (compat, ranx)]
+    ours, theirs = (r.to_dict() for r in reports)
+
+    def types(d: Any) -> Any:
+        return {k: types(v) for k, v in d.items()} if isinstance(d, dict) else type(d)
+
+    assert types(ours) == types(theirs)
+    pairs = [{k: v for k, v in r.comparisons.items() if len(k) == 2} for r in reports]  # (ranx's
+    assert types(pairs[0]) == types(pairs[1])  # Tukey also holds each model against itself)
+
+
 def test_report_renders_as_ranx(three_runs: tuple[Any, ...]) -> None:
     qrels, runs = three_runs
     metrics = ["map@10", "ndcg@5-l2", "rbp.95"]
@@ -214,6 +297,44 @@ def test_report_renders_as_ranx(three_runs: tuple[Any, ...]) -> None:
     want = theirs.to_dataframe()
     assert frame["model_names"].tolist() == want["model_names"].tolist()
     assert frame[metrics].to_numpy() == pytest.approx(want[metrics].to_numpy())
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{}, {"show_percentages": True}, {"rounding_digits": 5}, {"names": ["1", "22"]}, {"runs": 1},
+     {"three": True}],
+)
+def test_report_table_is_ranxs_byte_for_byte(three_runs: tuple[Any, ...], options: dict[str, Any]) -> None:
+    # regression: a column without superscripts (all its cells numbers) is a numeric column for
+    # tabulate: "%g" values ("0.5", not "0.500") aligned on the decimal point, the title to the
+    # right; the drop-in printed every column as text
+    if options.pop("three", False):
+        qrels, runs = three_runs
+    else:
+        qrels = {"q1": {"a": 1, "b": 2}, "q2": {"c": 1}, "q3": {"d": 1}}
+        runs = [{"q1": {"a": 0.5, "x": 0.9}, "q2": {"c": 0.9}, "q3": {"d": 0.1, "e": 0.2}},
+                {"q1": {"b": 0.7, "a": 0.2}, "q2": {"z": 0.9, "c": 0.1}, "q3": {"e": 0.3}}]
+    names = options.pop("names", [f"m{i}" for i in range(len(runs))])[:options.pop("runs", len(runs))]
+    metrics = ["ndcg@10", "mrr", "map@10", "precision@1"]
+    pairs = list(zip(runs, names, strict=False))
+    theirs = ranx.compare(ranx.Qrels(qrels), [ranx.Run(r, name=n) for r, n in pairs], metrics, **options)
+    ours = compat.compare(compat.Qrels(qrels), [compat.Run(r, name=n) for r, n in pairs], metrics, **options)
+    assert str(ours) == str(theirs)
+
+
+_CELLS = ["0.500", "0.125", "62.4", "50.0", "1", "22", "007", "-3", "1e-05", "1.000ᵃ", "0.1ᵇᶜ", "bm25",
+          "True", "1,234.5", "nan", "inf", " 5", "", "a b "]
+
+
+@settings(max_examples=settings.default.max_examples * 20)
+@given(st.integers(1, 5).flatmap(lambda n: st.tuples(
+    st.lists(st.sampled_from(["#", "Model", "NDCG@10", "P@1"]), min_size=n, max_size=n),
+    st.lists(st.lists(st.sampled_from(_CELLS), min_size=n, max_size=n), min_size=1, max_size=4))))
+def test_report_layout_is_tabulates(table: tuple[list[str], list[list[str]]]) -> None:
+    tabulate = pytest.importorskip("tabulate")  # ranx prints its Report with tabulate
+    headers, rows = table
+    ours = compat.data_structures.report.simple_table(headers, rows)
+    assert ours == tabulate.tabulate(rows, headers=headers)
 
 
 # ----------------------------------------------------------------------------- files and frames
@@ -234,6 +355,30 @@ def test_qrels_files_and_frames(tmp_path: Any) -> None:
     df = pl.DataFrame({"q_id": ["q1", "q1", "q2"], "doc_id": ["a", "b", "c"], "score": [1, 0, 2]})
     assert compat.Qrels.from_df(df).to_dict() == qrels
     assert compat.Qrels.from_df(df.to_pandas()).to_dataframe().equals(ranx.Qrels(qrels).to_dataframe())
+
+
+def test_frames_keep_nan_scores_and_refuse_what_ranx_refuses() -> None:
+    # regression: Run.from_df read a pandas NaN score as None (TypeError from float(None)),
+    # where ranx keeps NaN; Qrels.from_df truncated a grade of 1.5 to 1 and a None id became
+    # the doc 'None', where ranx refuses both (AssertionError, TypeError)
+    pd = pytest.importorskip("pandas")
+    nan = pd.DataFrame({"q_id": ["1", "1"], "doc_id": ["a", "b"], "score": [np.nan, 1.0]})
+    theirs, ours = ranx.Run.from_df(nan), compat.Run.from_df(nan)
+    assert set(ours.run["1"]) == set(theirs.run["1"]) == {"a", "b"}
+    assert np.isnan(ours.run["1"]["a"])
+    assert ours.run["1"]["b"] == 1.0
+    half = pd.DataFrame({"q_id": ["1"], "doc_id": ["a"], "score": [1.5]})
+    with pytest.raises(AssertionError):
+        ranx.Qrels.from_df(half)
+    with pytest.raises(rf.InputError, match="1.5.*integer"):
+        compat.Qrels.from_df(half)
+    with pytest.raises(rf.InputError, match="integer"):
+        compat.Qrels.from_df(half.assign(score=[np.nan]))
+    none = pd.DataFrame({"q_id": ["1", "1"], "doc_id": ["a", None], "score": [2.0, 1.0]})
+    with pytest.raises(TypeError):
+        ranx.Run.from_df(none)
+    with pytest.raises(rf.InputError, match="doc_id.*missing"):
+        compat.Run.from_df(none)
 
 
 # ----------------------------------------------------------------------------- bad input

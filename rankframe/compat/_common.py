@@ -8,6 +8,7 @@ that have no judgments are ignored, as ``evaluate`` ignores them.
 
 from __future__ import annotations
 
+import sys
 import warnings
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
@@ -17,7 +18,7 @@ import polars as pl
 import rankframe as rf
 from rankframe._engine.evaluate import per_query_frame
 from rankframe._errors import RankframeWarning
-from rankframe._io.columns import D, Q, describe
+from rankframe._io.columns import D, Q, S, describe
 from rankframe._io.ecosystem import is_nested_dict, nested_dict_frame
 
 if TYPE_CHECKING:
@@ -40,6 +41,25 @@ def read(source: Any, kind: str) -> pl.DataFrame:
         return nested_dict_frame(source, kind, describe(source, kind))
     reader = rf.read_qrels if kind == "qrels" else rf.read_run
     return reader(source).collect()  # an empty dict has typed columns too (String ids)
+
+
+def infinite_as_largest(run: pl.DataFrame) -> pl.DataFrame:
+    """``run`` with an infinite score as the largest float64 of its sign (a NaN stays).
+
+    pytrec_eval and ir_measures rank an infinite score (inf first, -inf last), which
+    :func:`rankframe.evaluate` refuses; the largest float64s rank the same (and are inf again
+    as float32). They tie with a finite score of ``±sys.float_info.max`` where inf would not.
+
+    Examples
+    --------
+    >>> run = pl.DataFrame({"query_id": ["q"] * 3, "doc_id": ["a", "b", "c"],
+    ...                     "score": [float("inf"), 1.0, -float("inf")]})
+    >>> infinite_as_largest(run).get_column("score").to_list()
+    [1.7976931348623157e+308, 1.0, -1.7976931348623157e+308]
+    """
+    if run.schema[S].is_float() and run.get_column(S).is_infinite().any():
+        return run.with_columns(pl.col(S).clip(-sys.float_info.max, sys.float_info.max))
+    return run
 
 
 def run_queries(source: Any, run: pl.DataFrame) -> pl.Series:

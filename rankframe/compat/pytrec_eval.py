@@ -11,7 +11,8 @@ pytrec_eval's semantics, each reproduced:
   ranking (``{"q1": {}}``) is evaluated on no documents; a query only in the qrels, or only
   in the run, is left out. A qrels entry with no judgment (``{"q1": {}}``) is no query.
 * **Scores** are compared as C ``float`` (trec_eval 9): ``score_dtype="float32"``, so scores
-  that only float64 tells apart tie, and ties go to the doc id later in byte order.
+  that only float64 tells apart tie, and ties go to the doc id later in byte order. An
+  infinite score ranks first (``-inf`` last), as in pytrec_eval.
 * **Measure specs**: pytrec_eval's own rules. Nicknames (``official``, ``set``, ``all_trec``)
   expand; ``P``, ``P.5`` and ``P_10`` merge into one ``P.10,5`` (a bare name then adds no
   default cutoffs); parameters of a parameterless measure (``map.5``) are ignored; a measure
@@ -38,7 +39,16 @@ Where the values differ, on purpose:
 * A query whose judgments are all negative: pytrec_eval's gain measures (``ndcg``, ``G``...)
   read freed memory and may hang; rankframe scores it 0.
 * Specs that crash pytrec_eval (``P.0``: segmentation fault; gain maps such as ``ndcg.1=3``:
-  C assertion) raise :class:`rankframe.MeasureError` (a ``ValueError``) here.
+  C assertion) raise :class:`rankframe.MeasureError` (a ``ValueError``) here, and so do
+  ``utility`` coefficients that pytrec_eval's merge does not pass on as four
+  (``utility.1,-1,0,0`` reaches trec_eval as ``utility.1``; pytrec_eval returns 0).
+* A NaN score raises :class:`rankframe.InputError` (a ``ValueError``): trec_eval's sort
+  compares it as neither above nor below the others and leaves it where its qsort happens to.
+* Grades beyond 32 bits (``2**40``) are kept; pytrec_eval reads them modulo 2**32 (0
+  there) or crashes. An id holding a NUL character is kept whole; pytrec_eval cuts it there.
+* Arguments pytrec_eval mishandles raise ``TypeError`` with pytrec_eval's words: a negative
+  ``relevance_level`` (pytrec_eval accepts it and may crash), ``evaluate(None)`` (pytrec_eval
+  returns ``{}``), judgments that are not a dict (pytrec_eval: ``AttributeError``).
 
 Examples
 --------
@@ -61,11 +71,11 @@ import numpy as np
 import polars as pl
 
 from rankframe._engine.hits import JudgmentCache
-from rankframe._errors import InputError
+from rankframe._errors import InputError, MeasureError
 from rankframe._io.columns import REL, D, Q, S
 from rankframe._measures import MIN_GEO_MEAN, TREC_NAMES, Measure
 from rankframe._measures._names import NICKNAMES, parse_trec
-from rankframe.compat._common import per_query_wide, read, run_queries
+from rankframe.compat._common import infinite_as_largest, per_query_wide, read, run_queries
 
 __all__ = [
     "RelevanceEvaluator",
@@ -211,6 +221,7 @@ def _expand_nicknames(measures: Iterable[str]) -> set[str]:
 def _combine(measures: Iterable[str]) -> dict[str, set[str]]:
     """pytrec_eval's merge of specs: base name -> parameter strings (empty: the defaults)."""
     params: dict[str, set[str]] = {}
+    utility: list[str] = []  # (the utility specs with coefficients)
     for measure in measures:
         if not isinstance(measure, str):
             msg = f"expected string or bytes-like object, got {type(measure).__name__!r}"
@@ -222,11 +233,31 @@ def _combine(measures: Iterable[str]) -> dict[str, set[str]]:
             found = re.match(re.escape(base) + _PARAMS, measure)
             if found is not None:
                 params.setdefault(base, set()).update(found.group(1).split(","))
+                utility += [measure] if base == "utility" else []
                 break
         else:
             msg = f"unsupported measure {measure}"
             raise ValueError(msg)
+    if utility:
+        _check_utility(utility, params["utility"])
     return params
+
+
+def _check_utility(specs: list[str], values: set[str]) -> None:
+    """Refuse a utility spec whose coefficients pytrec_eval's merge does not pass on as 4.
+
+    pytrec_eval reads a spec's parameters up to the first character that is no digit, comma
+    or point (a minus sign ends them) and merges them as a sorted set; trec_eval then gets too
+    few coefficients and pytrec_eval returns 0 for every query.
+    """
+    if len(values) != 4:
+        read = f"utility.{','.join(sorted(values))}"
+        spec = " and ".join(repr(s) for s in sorted(specs))
+        msg = (f"pytrec_eval reads {spec} as {read!r} (its parameters stop at a minus sign and "
+               "are merged as a sorted set), not utility's 4 coefficients a, b, c, d: pytrec_eval "
+               "returns 0 for every query. Use 'utility' (1, -1, 0, 0) here, or rankframe.evaluate "
+               "with 'utility.1,-1,0,0'.")
+        raise MeasureError(msg)
 
 
 def _takes_no_parameters(base: str) -> bool:
@@ -347,7 +378,7 @@ class RelevanceEvaluator:
             raise TypeError(msg)
         if not scores or self._qrels is None:
             return {}
-        run = _read_checked(scores, S)
+        run = infinite_as_largest(_read_checked(scores, S))
         measures = [m for m in self._measures.values() if m is not None]
         if not measures:  # nothing to compute: the judged topics, each with its string labels
             return {q: dict.fromkeys(self._labels, 0.0) for q in scores if q in self._topics}

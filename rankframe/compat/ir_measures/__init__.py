@@ -36,6 +36,10 @@ ir_measures does. ir_measures itself is never imported, nor are pytrec_eval or r
   - ``nDCG(dcg='exp-log2')`` (ranx), and rankframe's own measures: float64 scores, ties to
     the doc id later in byte order.
 
+  An infinite score ranks first (``-inf`` last) under every rule: it is read as the largest
+  float64 of its sign (so it ties with a score of ``±sys.float_info.max``, as it would not in
+  ir_measures).
+
 Where the values differ, on purpose:
 
 * gdeval's rounding to 5 decimals is Polars' here, which may differ in the last digit from
@@ -65,6 +69,23 @@ Where the values differ, on purpose:
   ``nNRBP`` 0 here, NaN (0/0) in pyndeval.
 * ir_measures' private input converters (``ir_measures.util.QrelsConverter``...) are not
   imitated.
+* Inputs: integer ids are read (as strings beside string ones), where ir_measures' pytrec_eval
+  provider raises ``TypeError``; a NaN score raises :class:`rankframe.InputError` (pytrec_eval
+  leaves it where its sort happens to; a pandas NaN is reported as null); a (query, doc) pair
+  twice in a frame or a list of records raises ``InputError``, where ir_measures keeps the
+  last; a run query with an empty ranking scores ``Judged@k`` 0, where ir_measures' judged
+  provider divides by zero.
+* Errors are rankframe's (:class:`~rankframe.InputError`, :class:`~rankframe.MeasureError`,
+  both ``ValueError``) with a one-line message, where ir_measures raises ``TypeError`` (a
+  non-integer grade, a score that is not a number), ``KeyError`` (an unknown parameter,
+  ``nDCG(foo=1)``) or, when computing, ``AssertionError`` (``AP@10.5``, ``Rprec@5``,
+  ``P(rel=1.5)``, ``IPrec`` without a recall level): ``parse_measure`` checks the
+  parameters already. A name given to ``calc_aggregate`` is parsed (ir_measures:
+  ``AttributeError``), in any dialect (``"P_5"``, ``"ndcg_cut.10"``).
+* Measures print with rankframe's parameter values: ``INST(T=2.0)``, ``IPrec@0.5``,
+  ``nDCG(gains={0: 0.0, 1: 1.0, 2: 3.0})@10`` where ir_measures echoes what was typed
+  (``INST(T=2)``, ``nDCG(gains={2:3})@10``). ``calc_aggregate``'s dict follows the order of
+  the measures given; ir_measures' follows its providers' sets.
 
 Examples
 --------

@@ -139,6 +139,8 @@ def _base(name: str) -> str:
     if match is not None and match.group(1) in TREC_NAMES:
         return match.group(1)
     for base in sorted(TREC_NAMES, key=len, reverse=True):  # "ndcg_cut_10": the longest first
-        if name.startswith((base + "_", base + ".")):
+        rest = name[len(base) + 1:]
+        # a parameter follows (P_x), not the rest of another measure's name (Rprec_mult, ndcg_rel)
+        if name.startswith((base + "_", base + ".")) and rest[:1].isdigit():
             return base
     return name

@@ -20,7 +20,7 @@ from rankframe._engine.collect import aggregate
 from rankframe._errors import MeasureError
 from rankframe._io.columns import Q
 from rankframe._measures import Measure
-from rankframe.compat._common import per_query_wide, read, run_queries
+from rankframe.compat._common import infinite_as_largest, per_query_wide, read, run_queries
 from rankframe.compat._records import CalcResults, Metric
 from rankframe.compat.ir_measures._cwl import CwlMetric
 from rankframe.compat.ir_measures._runtime import RuntimeMeasure, runtime_metrics
@@ -168,8 +168,12 @@ class Evaluator:
         if self._qrels is None:
             return pl.DataFrame(), 0
         run = _source(run)
-        frame = read(run, "run")
+        frame = infinite_as_largest(read(run, "run"))
         queries = run_queries(run, frame)
+        qrels, qrel_qids = self._qrels, self._qrel_qids
+        if qrels.schema[Q] != frame.schema[Q]:  # (integer ids beside string ones: read as strings)
+            qrels, frame = (f.with_columns(pl.col(Q).cast(pl.String)) for f in (qrels, frame))
+            queries, qrel_qids = queries.cast(pl.String), qrel_qids.cast(pl.String)
         groups: dict[Convention, list[Measure]] = {}
         for _, m in self._pairs:
             if not isinstance(m, RuntimeMeasure):
@@ -178,7 +182,7 @@ class Evaluator:
         parts = []
         for conv, measures in groups.items():
             part = per_query_wide(
-                self._qrels,
+                qrels,
                 frame,
                 queries,
                 measures,
@@ -192,7 +196,7 @@ class Evaluator:
         wide = parts[0]
         for part in parts[1:]:  # the same queries in the same order: one column block per convention
             wide = wide.join(part, on=Q, how="left", maintain_order="left")
-        missing = self._qrel_qids.filter(~self._qrel_qids.is_in(wide.get_column(Q).implode()))
+        missing = qrel_qids.filter(~qrel_qids.is_in(wide.get_column(Q).implode()))
         # ir_measures' value for a judged query the run lacks: 0, None for an undefined one
         defaults = {repr(self._rankframe(m)): m.DEFAULT for _, m in self._pairs if hasattr(m, "DEFAULT")}
         zeros = pl.DataFrame({Q: missing}).with_columns(

@@ -19,19 +19,24 @@ _TESTS = ("student", "fisher", "tukey")
 
 
 def _p_values(x: np.ndarray, stat_test: str, n_permutations: int, seed: int) -> dict[tuple[int, int], float]:
-    """Two-sided p-value of each pair of columns of ``x`` (queries x models)."""
+    """Two-sided p-value of each pair of columns of ``x`` (queries x models).
+
+    Typed as ranx's: numpy ``float64`` for the t-test and Tukey's (scipy's), ``float`` for the
+    randomization test.
+    """
     k = x.shape[1]
     pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
     if stat_test == "tukey":
         idx, _diff, p, _low, _high = tukey_hsd(x, design="independent")  # as ranx (scipy's)
-        return {(int(a), int(b)): float(v) for (a, b), v in zip(idx, p, strict=True)}
+        return {(int(a), int(b)): np.float64(v) for (a, b), v in zip(idx, p, strict=True)}
     d = np.column_stack([x[:, j] - x[:, i] for i, j in pairs]) if pairs else np.empty((x.shape[0], 0))
     if stat_test == "student":
         p = paired_t(d)[1]
         p = np.where(np.all(d == 0, axis=0), 1.0, p)  # identical columns: no difference
     else:
         p = permutation(d, n_permutations=n_permutations, seed=seed)[1]
-    return {pair: float(v) for pair, v in zip(pairs, p, strict=True)}
+    kind = np.float64 if stat_test == "student" else float
+    return {pair: kind(v) for pair, v in zip(pairs, p, strict=True)}
 
 
 def compare(
@@ -127,7 +132,7 @@ def compare(
         x = np.column_stack([values[n, m] for n in names])
         for (i, j), p in _p_values(x, stat_test, n_permutations, random_seed).items():
             entry = comparisons.get(frozenset((names[i], names[j])), {})
-            entry[m] = {"p_value": p, "significant": bool(p <= max_p)}
+            entry[m] = {"p_value": p, "significant": p <= max_p}  # (numpy bool where p is numpy, as ranx)
             comparisons[names[i], names[j]] = entry
     wtl: dict[tuple[str, str], dict[str, dict[str, Any]]] = {}
     for a in names:

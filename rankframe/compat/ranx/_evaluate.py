@@ -149,7 +149,7 @@ def evaluate(
     Returns
     -------
     float, numpy.ndarray or dict
-        One metric: its value; several: ``{metric: value}``.
+        One metric: its value; several: ``{metric: value}``; none (``[]``): ``{}``.
 
     Raises
     ------
@@ -189,7 +189,7 @@ def evaluate(
     if qk is None and rk is None and len(qqueries or []) != len(rqueries or []):
         msg = f"qrels and run: {len(qqueries or [])} judged queries but {len(rqueries or [])} rankings"
         raise InputError(msg)
-    scores = per_query(qdf, rdf, queries or [], metrics)
+    scores = per_query(qdf, rdf, queries or [], metrics) if metrics else {}  # (ranx: {} for none)
     if isinstance(run, Run) and save_results_in_run:
         for m, v in scores.items():
             run.mean_scores[m] = np.mean(v)

@@ -6,12 +6,14 @@ insertion order), beyond that a median-of-three quicksort permutes tied document
 way. A plain dict passed to ``ranx.evaluate`` is sorted by ``np.argsort(scores)[::-1]`` instead
 (ties in reverse insertion order up to 16 documents). The order decides which tied documents
 fall inside a cutoff, so the drop-in reproduces it: the permutation is computed here, and the
-rows are handed to :func:`rankframe.evaluate` in that order with ``ties="input"``.
+rows are handed to :func:`rankframe.evaluate` in that order with ``ties="input"``. A NaN score
+sorts as numba's float comparison (``lt_floats``) sorts it: after every number.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 #: Below this span numba's quicksort finishes with an insertion sort.
 _SMALL = 15
@@ -52,13 +54,14 @@ def _partition(keys: Sequence[float], perm: list[int], low: int, high: int) -> i
     return i
 
 
-def numba_argsort(keys: Sequence[float]) -> list[int]:
+def numba_argsort(keys: Sequence[Any]) -> list[int]:
     """The permutation that numba's ``np.argsort(keys)`` (kind ``"quicksort"``) returns.
 
     Parameters
     ----------
     keys : sequence of float
-        The values to sort ascending.
+        The values to sort ascending (any comparable values: ``ranx_order`` passes tuples
+        that order NaN as numba does).
 
     Returns
     -------
@@ -104,6 +107,11 @@ def ranx_order(scores: Sequence[float], *, reverse_ascending: bool = False) -> l
     [1, 2, 0]
     """
     values = list(scores)
+    if any(v != v for v in values):  # NaN: numba's float order (lt_floats) puts it after every number
+        signed = values if reverse_ascending else [-v for v in values]
+        # (tuples compare as lt_floats does: NaNs after the numbers, tied with each other)
+        perm = numba_argsort([(1, 0.0) if v != v else (0, v) for v in signed])
+        return perm[::-1] if reverse_ascending else perm
     if len(set(values)) == len(values):  # no tie: every sort agrees
         return sorted(range(len(values)), key=values.__getitem__, reverse=True)
     if reverse_ascending:

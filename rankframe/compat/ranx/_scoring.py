@@ -12,6 +12,9 @@ over in ranx's order with ``ties="input"``:
   ``{g: g if g >= level else 0}``, passed when the level is not 1 or a grade is negative;
 - ``bpref``: ``Bpref``; ranx divides by ``min(R, N)``, so a query without judged
   non-relevant documents that retrieves a relevant one is NaN (0/0) where trec_eval says 1;
+  ranx counts every judgment below the level as non-relevant, a negative grade too (trec_eval
+  skips those as unjudged): with a negative grade, bpref is evaluated on grades shifted to
+  ``max(grade - level + 1, 0)`` (one more plan per level);
 - ``rbp.95``: ranx weighs a document by its raw grade, not a 0/1 gain:
   :math:`(1-p)\sum_i g_i p^{i-1} = \ell\,RBP_{\ge \ell} + \sum_{t > \ell} RBP_{\ge t}` over
   the binary ``RBP(p, rel=t)`` (integer grades, level :math:`\\ell \\ge 1`).
@@ -124,10 +127,12 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
         values = pl.DataFrame(schema={"run": pl.String, "query_id": pl.String, "measure": pl.String,
                                       "value": pl.Float64})
     else:
+        run = _ranked_as_given(run)
         with warnings.catch_warnings():  # ranx says nothing about queries missing on either side
             warnings.simplefilter("ignore", RankframeWarning)
             values = rf.evaluate(qrels, run, unique, per_query=True, complete=True, ties="input",
                                  partitions=1)
+            values = _bpref_below_zero(qrels, run, values, {p.level for p in parsed if p.name == "bpref"})
     if "run" not in values.columns:
         values = values.with_columns(run=pl.lit(None, pl.String))
     nonrel = qrels.group_by("query_id").agg(
@@ -148,6 +153,41 @@ def per_query(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],
                 v = np.where((table.get_column(f"n{p.level}").to_numpy() == 0) & (v > 0), np.nan, v)
             out[m if r is None else (r, m)] = v
     return out
+
+
+def _ranked_as_given(run: pl.DataFrame) -> pl.DataFrame:
+    """``run`` with its rows' rank as the score where a score is NaN or infinite.
+
+    The rows are in ranx's order already (NaN last, as numba sorts it); ranx evaluates such a
+    ranking, :func:`rankframe.evaluate` refuses the score, so it gets the rows' rank instead.
+    """
+    if run.get_column("score").is_finite().all():
+        return run
+    keys = ["run", "query_id"] if "run" in run.columns else ["query_id"]
+    return run.with_columns((-pl.int_range(pl.len()).over(keys)).cast(pl.Float64).alias("score"))
+
+
+def _bpref_below_zero(qrels: pl.DataFrame, run: pl.DataFrame, values: pl.DataFrame,
+                      levels: set[int]) -> pl.DataFrame:
+    """``values`` with ranx's bpref at each of ``levels`` where a grade is below 0.
+
+    ranx counts every judgment below the level as judged non-relevant, a negative grade too;
+    rankframe's ``Bpref`` (trec_eval's) skips negative grades as unjudged. Where some grade is
+    negative, each level's bpref is evaluated again (one plan per level) on the grades shifted
+    to ``max(grade - level + 1, 0)`` with ``Bpref(rel=1)``: the same relevant documents
+    (grade >= level), and every other judged one non-relevant, as in ranx.
+    """
+    if not levels or qrels.get_column("relevance").min() >= min(0, *levels):
+        return values  # (a negative grade at a level >= 1, or any grade below a level <= 0)
+    again = []
+    for level in sorted(levels):
+        shifted = qrels.with_columns((pl.col("relevance") - (level - 1)).clip(lower_bound=0))
+        value = rf.evaluate(shifted, run, [M.Bpref(rel=1)], per_query=True, complete=True,
+                            ties="input", partitions=1)
+        again.append(value.with_columns(pl.lit(str(M.Bpref(rel=level))).alias("measure")))
+    names = [str(M.Bpref(rel=level)) for level in levels]
+    kept = values.filter(~pl.col("measure").is_in(names))
+    return pl.concat([kept, *(v.select(kept.columns) for v in again)], how="vertical_relaxed")
 
 
 def measure_values(qrels: pl.DataFrame, run: pl.DataFrame, queries: Sequence[str],

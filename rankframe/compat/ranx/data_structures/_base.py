@@ -114,7 +114,9 @@ def frame_to_dict(
     """A pandas or Polars frame's ``q``, ``d``, ``s`` columns as ``{query: {doc: value}}``."""
     if not isinstance(df, pl.DataFrame):
         try:
-            df = pl.from_pandas(df) if type(df).__module__.startswith("pandas") else pl.DataFrame(df)
+            # (a NaN score stays NaN, as in ranx: not a missing value)
+            df = (pl.from_pandas(df, nan_to_null=False) if type(df).__module__.startswith("pandas")
+                  else pl.DataFrame(df))
         except (TypeError, ValueError) as e:
             msg = f"df: not a DataFrame ({type(df).__name__}: {e})"
             raise InputError(msg) from None
@@ -122,11 +124,28 @@ def frame_to_dict(
     if missing:
         msg = f"df: no column {missing[0]!r} (columns: {df.columns}); name it: q_id_col/doc_id_col/score_col"
         raise InputError(msg)
+    for col in (q, d, s):
+        if df.get_column(col).null_count():
+            msg = f"df: column {col!r} has missing values (None/null); ranx's frames have none"
+            raise InputError(msg)
+    values = df.get_column(s)
+    if cast is int and not values.dtype.is_integer():  # (ranx: "scores column dtype must be `int`")
+        odd = df.filter(~_is_integral(values.cast(pl.Float64, strict=False)))
+        if odd.height:
+            row = odd.row(0, named=True)
+            msg = (f"df: the grade {row[s]!r} of query {row[q]!r}, doc {row[d]!r} (column {s!r}) "
+                   "is not an integer; Qrels take integer grades")
+            raise InputError(msg)
     out: dict[str, dict[str, Any]] = {}
     rows = df.select(pl.col(q).cast(pl.String), pl.col(d).cast(pl.String), s).iter_rows()
     for query, doc, value in rows:
         out.setdefault(query, {})[doc] = cast(value)
     return out
+
+
+def _is_integral(values: pl.Series) -> pl.Series:
+    """Whether each value is a finite whole number (False for null, NaN, inf, 1.5)."""
+    return (values.is_finite() & (values == values.floor())).fill_null(False)
 
 
 class RankedDict:

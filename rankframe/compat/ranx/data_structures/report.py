@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -30,6 +32,97 @@ def format_score(score: float, rounding_digits: int, show_percentages: bool) -> 
         digits = max(0, rounding_digits - 2)
         return f"{round(score * 100, digits):.{digits}f}"
     return f"{round(score, rounding_digits):.{rounding_digits}f}"
+
+
+#: tabulate's numbers with thousands separators ("1,234.5").
+_THOUSANDS = re.compile(r"^(([+-]?[0-9]{1,3})(?:,([0-9]{3}))*)?(?(1)\.[0-9]*|\.[0-9]+)?$")
+
+
+def _converts(kind: type, text: str) -> bool:
+    try:
+        kind(text)
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+def _is_number(text: str) -> bool:
+    """tabulate's ``_isnumber`` on a string: a float, but not one that overflows to inf."""
+    if not _converts(float, text):
+        return False
+    value = float(text)
+    return not (math.isinf(value) or math.isnan(value)) or text.lower() in ("inf", "-inf", "nan")
+
+
+def _kind(text: str) -> int:
+    """tabulate's ``_type`` of a cell, ranked as its ``_more_generic``: 0 empty ... 5 text."""
+    if not text:
+        return 0
+    if text in ("True", "False"):
+        return 1
+    if _converts(int, text) or (_THOUSANDS.match(text) and "." not in text):
+        return 2
+    if _is_number(text) or _THOUSANDS.match(text):
+        return 3
+    return 5
+
+
+def _after_point(text: str) -> int:
+    """tabulate's ``_afterpoint``: the digits after the decimal point (or exponent), -1 for none."""
+    if not (_is_number(text) or _THOUSANDS.match(text)) or _converts(int, text):
+        return -1
+    pos = text.rfind(".")
+    pos = text.lower().rfind("e") if pos < 0 else pos
+    return len(text) - pos - 1 if pos >= 0 else -1
+
+
+def _general(text: str) -> str:
+    """tabulate's ``_format`` of a float column's cell: ``"g"`` (a cell that is no number stays)."""
+    try:
+        return format(float(text.replace(",", "")), "g") if text else text
+    except ValueError:
+        return text
+
+
+def simple_table(headers: list[str], rows: list[list[str]]) -> str:
+    """``tabulate(rows, headers=headers)`` ("simple" layout) on string cells, as ranx prints.
+
+    tabulate parses the cells: a column whose cells are all numbers is numeric, printed with
+    ``format(float(cell), "g")`` (``"0.500"`` is ``0.5``; integers as they are written),
+    aligned on the decimal point and to the right, its title too; other columns are text, to
+    the left. A column is as wide as its widest cell or its title + 2; lines lose trailing
+    spaces.
+
+    Examples
+    --------
+    >>> print(simple_table(["#", "Model", "MRR"], [["a", "bm25", "0.500"], ["b", "dense", "0.250ᵃ"]]))
+    #    Model    MRR
+    ---  -------  ------
+    a    bm25     0.500
+    b    dense    0.250ᵃ
+    >>> print(simple_table(["#", "Model", "MRR"], [["a", "bm25", "0.500"], ["b", "dense", "0.125"]]))
+    #    Model      MRR
+    ---  -------  -----
+    a    bm25     0.5
+    b    dense    0.125
+    """
+    columns = []
+    for header, cells in zip(headers, zip(*rows, strict=True), strict=True):
+        kind = max((_kind(c) for c in cells), default=1)  # (tabulate's reduce starts at bool)
+        if kind == 3:
+            cells = tuple(_general(c) for c in cells)
+        numeric = kind in (2, 3)
+        if numeric:  # "decimal": the decimal points in one column, then to the right
+            points = [_after_point(c) for c in cells]
+            cells = tuple(c + " " * (max(points) - p) for c, p in zip(cells, points, strict=True))
+        else:  # (text, to the left, without its own outer spaces)
+            cells = tuple(c.strip() for c in cells)
+        width = max(len(header) + 2, *(len(c) for c in cells))
+        pad = str.rjust if numeric else str.ljust
+        columns.append((pad(header, width), "-" * width, [pad(c, width) for c in cells]))
+    lines = ["  ".join(c[0] for c in columns), "  ".join(c[1] for c in columns)]
+    lines += ["  ".join(c[2][i] for c in columns) for i in range(len(rows))]
+    return "\n".join(line.rstrip() for line in lines)
 
 
 class FrozensetDict(dict):  # type: ignore[type-arg]
@@ -106,13 +199,7 @@ class Report:
             self.format_score(self.results[model][m]) + "".join(_SUPER[j] for j in self._better(model, m))
             for m in self.metrics] for i, model in enumerate(self.model_names)]
         headers = ["#", "Model", *[self.get_metric_label(m) for m in self.metrics]]
-        # as tabulate's "simple" layout: a column is as wide as its cells or its title + 2
-        columns = zip(headers, *rows, strict=True)
-        widths = [max(len(col[0]) + 2, *(len(str(c)) for c in col)) for col in columns]
-        lines = ["  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)),
-                 "  ".join("-" * w for w in widths)]
-        lines += ["  ".join(str(c).ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-        return "\n".join(line.rstrip() for line in lines)
+        return simple_table(headers, [[str(c) for c in row] for row in rows])
 
     def __str__(self) -> str:
         return self.to_table()
