@@ -15,7 +15,7 @@ from __future__ import annotations
 import glob as globlib
 import gzip
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import polars as pl
@@ -53,10 +53,77 @@ from rankframe._io.storage import (
 )
 from rankframe._io.trec_text import is_utf8, is_utf8_file, latin1_bytes, read_trec_qrels, read_trec_run
 
+#: Given a table's column names, those that hold ids (read as text from CSV/TSV).
+IdColumns = Callable[[Sequence[str]], list[str]]
+
+
+def id_columns(needed: tuple[str, ...], columns: Mapping[str, str] | None) -> IdColumns:
+    """The columns that become ``query_id`` / ``doc_id`` (as the mapping, then well-known names)."""
+    mapping = columns if isinstance(columns, Mapping) else {}
+
+    def find(names: Sequence[str]) -> list[str]:
+        lowered = {n.lower(): n for n in names}
+        found = []
+        for canon in (Q, D):
+            if canon not in needed:
+                continue
+            src = mapping.get(canon)
+            if src is None:
+                src = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
+                if src is None:
+                    src = next((lowered[c] for c in DEFAULT_NAMES[canon] if c in lowered), None)
+            if src in names:
+                found.append(src)
+        return found
+
+    return find
+
+
+def _csv_header(path: str, separator: str, options: Mapping[str, Any] | None) -> list[str]:
+    """A CSV/TSV file's column names (its header only; [] if it cannot be read here)."""
+    if scheme(path) is None and not os.path.isfile(path):
+        return []  # a pipe or a device is refused by the caller, unread
+    try:
+        head = pl.read_csv(path, separator=separator, n_rows=0, infer_schema=False,
+                           storage_options=options, raise_if_empty=False)
+    except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError):
+        return []  # the scan below says what is wrong
+    return head.columns
+
+
+#: An integer written as Polars writes it back: ``7``, ``-12``; not ``007``, ``+7``, `` 7``.
+_INTEGER_TEXT = r"^(0|-?[1-9][0-9]{0,17})$"
+
+
+def _not_integer_text(lf: pl.LazyFrame, columns: Sequence[str]) -> list[str]:
+    """Those of the (text) ``columns`` with a value that an integer dtype would not give back."""
+    if not columns:
+        return []
+    row = lf.select(
+        (pl.col(c).is_not_null() & ~pl.col(c).str.contains(_INTEGER_TEXT)).any().alias(c) for c in columns
+    ).collect().row(0)
+    return [c for c, lossy in zip(columns, row, strict=True) if lossy]
+
+
+def _ints_back(frame: pl.DataFrame, text: Sequence[str]) -> pl.DataFrame:
+    """Read as text, the id columns whose every value is an integer's own text become Int64."""
+    strings = [c for c in text if frame.schema[c] == pl.String and frame[c].drop_nulls().len()]
+    lossy = set(_not_integer_text(frame.lazy(), strings))
+    return frame.with_columns(pl.col(c).cast(pl.Int64) for c in strings if c not in lossy)
+
 
 def _scan_csv(
-    path: str, separator: str, compressed: bool, storage_options: Mapping[str, Any] | None = None
+    path: str,
+    separator: str,
+    compressed: bool,
+    storage_options: Mapping[str, Any] | None = None,
+    ids: IdColumns | None = None,
 ) -> pl.LazyFrame:
+    """A CSV/TSV file; its id columns (``ids``) are text where an integer would change one.
+
+    trec_eval compares ids as text: ``007`` and ``7`` are two queries. A column of ids that
+    are all integers' own text (``7``, ``12``) stays an integer column, as in Parquet.
+    """
     options: dict[str, Any] = {
         "separator": separator,
         "infer_schema_length": None,  # look at every row: a late "abc" makes the column String
@@ -65,20 +132,30 @@ def _scan_csv(
     }
     if storage_options is not None:
         options["storage_options"] = storage_options
+    text = ids(_csv_header(path, separator, storage_options)) if ids is not None else []
+    eager = {**options, "schema_overrides": dict.fromkeys(text, pl.String)} if text else options
     local = scheme(path) is None and not any(c in path for c in "*?[")
     if local and not compressed and os.path.isfile(path) and not is_utf8_file(path):
-        return _read_csv_bytes(path, options)
+        return _ints_back(_read_csv_bytes(path, eager), text).lazy()
     if compressed:
         try:
-            return pl.read_csv(path, **options).lazy()
+            return _ints_back(pl.read_csv(path, **eager), text).lazy()
         except pl.exceptions.ComputeError as exc:
             if local and "utf-8" in str(exc).lower() and suffixes(path)[-1] == ".gz":
-                return _read_csv_bytes(path, options)
+                return _ints_back(_read_csv_bytes(path, eager), text).lazy()
             raise
+    if text:
+        probe = {"separator": separator, "infer_schema": False, "storage_options": storage_options}
+        try:
+            lossy = _not_integer_text(pl.scan_csv(path, **probe), text)
+        except (pl.exceptions.PolarsError, OSError):
+            lossy = []  # a malformed file: the scan below names the failure
+        if lossy:
+            options["schema_overrides"] = dict.fromkeys(lossy, pl.String)
     return pl.scan_csv(path, **options)
 
 
-def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.LazyFrame:
+def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.DataFrame:
     """A CSV/TSV file that is not UTF-8: its text columns keep their bytes where they are not UTF-8.
 
     Polars reads UTF-8 only; the file is read as Latin-1 (one character per byte, the
@@ -98,11 +175,11 @@ def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.LazyFrame:
         if frame[name].str.contains(r"[^\x00-\x7F]").any():
             raw = latin1_bytes(frame[name])  # a line feed between values: no sequence spans two
             columns.append(raw if not is_utf8(b"\n".join(raw.drop_nulls())) else raw.cast(pl.String))
-    return frame.with_columns(columns).lazy()
+    return frame.with_columns(columns)
 
 
 def _scan_file(
-    path: str, kind: str, options: Mapping[str, Any] | None
+    path: str, kind: str, options: Mapping[str, Any] | None, ids: IdColumns | None = None
 ) -> tuple[pl.LazyFrame, str] | None:
     """A tabular file or glob, local or a URI, by its name's suffix; None for other names."""
     sfx = suffixes(path)
@@ -112,9 +189,9 @@ def _scan_file(
     if any(c in path for c in "*?[") or ".parquet" in sfx or ".pq" in sfx:
         return pl.scan_parquet(path, hive_partitioning=True, storage_options=options), "parquet"
     if ".csv" in sfx:
-        return _scan_csv(path, ",", compressed, options), "csv"
+        return _scan_csv(path, ",", compressed, options, ids), "csv"
     if ".tsv" in sfx:
-        return _scan_csv(path, "\t", compressed, options), "tsv"
+        return _scan_csv(path, "\t", compressed, options, ids), "tsv"
     if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
         return pl.scan_ipc(path, storage_options=options), "ipc"
     return None
@@ -134,7 +211,9 @@ def _scan_text(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple
     raise InputError(msg)
 
 
-def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
+def _scan_uri(
+    path: str, kind: str, options: Mapping[str, Any] | None, ids: IdColumns | None = None
+) -> tuple[pl.LazyFrame, str]:
     """Scan a URI (``s3://``, ``gs://``, ``az://``, ``hf://``, ``https://``...) with Polars.
 
     The format comes from the name; a name without a file suffix (or ending with ``/``) is
@@ -142,7 +221,7 @@ def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[
     schema is read here, so that a missing object or bad credentials fail clearly.
     """
     with guard(kind, path):
-        found = _scan_file(path, kind, options)
+        found = _scan_file(path, kind, options, ids)
         if found is not None:
             return checked(found[0], kind, path), found[1]
         if may_be_folder(path):
@@ -155,15 +234,16 @@ def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[
 
 
 def _scan_path(
-    path: str, kind: str, storage_options: Mapping[str, Any] | None = None
+    path: str, kind: str, storage_options: Mapping[str, Any] | None = None, ids: IdColumns | None = None
 ) -> tuple[pl.LazyFrame, str]:
     """Scan a file, glob, folder or URI; return the frame and a description of the format.
 
     ``storage_options`` apply to URIs (credentials, region, endpoint), which Polars reads.
+    ``ids`` names the id columns that a CSV/TSV file gives as text (not inferred as numbers).
     """
     path = file_uri_path(path)
     if scheme(path) is not None:
-        return _scan_uri(path, kind, storage_options)
+        return _scan_uri(path, kind, storage_options, ids)
     if any(c in path for c in "*?["):
         if not globlib.glob(path, recursive=True):
             msg = f"No file matches the {kind} pattern {path!r} (working directory: {os.getcwd()})."
@@ -186,7 +266,7 @@ def _scan_path(
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
             raise InputError(msg)
         return pl.scan_parquet(target, hive_partitioning=True), "parquet"
-    found = _scan_file(path, kind, None)
+    found = _scan_file(path, kind, None, ids)
     if found is None:
         return _scan_text(path, kind, None)
     if not any(c in path for c in "*?[") and not os.path.isfile(path):
@@ -199,9 +279,9 @@ def _scan_path(
     return found
 
 
-def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
+def _to_lazy(source: Source, kind: str, ids: IdColumns | None = None) -> tuple[pl.LazyFrame, str]:
     if isinstance(source, StoragePath):  # a path with storage options (rankframe._io.storage)
-        return _scan_path(source.path, kind, source.options)
+        return _scan_path(source.path, kind, source.options, ids)
     if is_iceberg_table(source):
         return scan_iceberg(source, None, kind, describe(source, kind)), "Iceberg table"
     if isinstance(source, pl.LazyFrame):
@@ -210,7 +290,7 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
         return source.lazy(), "DataFrame"
     if _is_pathlike(source):
         try:
-            return _scan_path(os.fspath(source), kind)
+            return _scan_path(os.fspath(source), kind, None, ids)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError.unreadable(kind, os.fspath(source), exc) from exc
     if is_foreign(source):  # pytrec_eval dicts, ir_measures records, ranx, Arrow streams
@@ -263,7 +343,7 @@ def _read(
     storage_options: Mapping[str, str] | None = None,
 ) -> pl.LazyFrame:
     source = with_storage(source, storage_options)
-    lf, _ = _to_lazy(source, kind)
+    lf, _ = _to_lazy(source, kind, id_columns(needed, columns))
     if S in needed and S not in (columns or {}):
         lf = _score_from_rank(lf)
     return _map_columns(lf, needed, columns, kind, describe(source, kind))
@@ -315,10 +395,11 @@ def read_qrels(
     -------
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``relevance`` and any extra columns. TREC text gives string
-        ids, Int64 grades and ``line_no`` (the line in the file); other sources keep their dtypes
-        (integer ids stay integers). Ids are bytes as trec_eval reads them: a TREC, CSV or TSV
-        file that is not UTF-8 gives Binary ids (each id's own bytes), never replaced
-        characters.
+        ids, Int64 grades and ``line_no`` (the line in the file); CSV/TSV ids are integers only
+        where each is an integer's own text (``'007'`` stays text: it is not ``7``); other
+        sources keep their dtypes (integer ids stay integers). Ids are bytes as trec_eval
+        reads them: a TREC, CSV or TSV file that is not UTF-8 gives Binary ids (each id's own
+        bytes), never replaced characters.
 
     Examples
     --------

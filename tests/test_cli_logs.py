@@ -1,0 +1,78 @@
+"""The logs user's day on the command line: impression logs as CSV/Parquet files, globs, mappings.
+
+Each test pins a defect found by a hostile pass over ``rankframe evaluate --judged`` and the
+QRELS RUN form on daily log files (see the commit that added it); expected values are worked
+by hand in the comments.
+"""
+
+from __future__ import annotations
+
+import io
+
+import polars as pl
+import pytest
+
+from rankframe._cli.main import main
+
+#: A log's own column names, mapped on the command line (the judged form reads either flag).
+COLS = [
+    "--run-column", "query_id=session", "--run-column", "doc_id=item",
+    "--run-column", "score=model_score", "--run-column", "relevance=click",
+]
+
+
+def run_cli(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err
+    return code, out, err
+
+
+def per_query(out: str) -> dict[str, float]:
+    frame = pl.read_csv(io.StringIO(out), schema_overrides={"query_id": pl.String})
+    return dict(zip(frame["query_id"], frame["value"], strict=True))
+
+
+# ----------------------------------------------------------------- ids that look like numbers
+def test_csv_ids_that_look_like_numbers_stay_text(capsys, tmp_path):
+    # trec_eval compares ids as text: '007' and '7' are two sessions, '01' and '1' two items.
+    # Session 007: scores 0.9, 0.8 on items 01 (no click), 1 (click): RR = 1/2.
+    # Session 7:   item 01 clicked at rank 1: RR = 1.
+    # Read as integers they were one session 7 with item 1 three times (a false duplicate).
+    log = tmp_path / "log.csv"
+    log.write_text("session,item,model_score,click\n007,01,0.9,0\n007,1,0.8,1\n7,01,0.5,1\n7,2,0.4,0\n")
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "-q", "-f", "csv", *COLS)
+    assert rc == 0, err
+    assert per_query(out) == {"007": 0.5, "7": 1.0}
+
+
+def test_csv_ids_of_qrels_and_run_files_match_as_text(capsys, tmp_path):
+    # qrels: 007/a and 7/b relevant; run: both sessions rank a then b.
+    # RR: 007 -> 1 (a at rank 1), 7 -> 1/2 (b at rank 2); the TREC text files say the same.
+    (tmp_path / "q.csv").write_text("query_id,doc_id,relevance\n007,a,1\n7,b,1\n")
+    (tmp_path / "r.csv").write_text("query_id,doc_id,score\n007,a,2\n007,b,1\n7,a,2\n7,b,1\n")
+    (tmp_path / "q.txt").write_text("007 0 a 1\n7 0 b 1\n")
+    (tmp_path / "r.txt").write_text("007 Q0 a 1 2 t\n007 Q0 b 2 1 t\n7 Q0 a 1 2 t\n7 Q0 b 2 1 t\n")
+    for q, r in (("q.csv", "r.csv"), ("q.txt", "r.csv"), ("q.csv", "r.txt"), ("q.txt", "r.txt")):
+        rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / q), str(tmp_path / r),
+                               "-m", "RR", "-q", "-f", "csv")
+        assert rc == 0, (q, r, err)
+        assert per_query(out) == {"007": 1.0, "7": 0.5}, (q, r)
+
+
+@pytest.mark.parametrize("suffix", [".csv.gz", ".tsv", ".latin-1.csv", ".latin-1.csv.gz"])
+def test_compressed_tab_separated_and_latin1_ids_stay_text(capsys, tmp_path, suffix):
+    import gzip
+
+    sep = "\t" if suffix == ".tsv" else ","
+    text = "".join(sep.join(row) + "\n" for row in (
+        ("session", "item", "model_score", "click", "locale"), ("007", "01", "0.9", "0", "fr"),
+        ("007", "1", "0.8", "1", "fr"), ("7", "01", "0.5", "1", "fran\xe7ais"),
+    ))
+    data = text.encode("latin-1")  # not UTF-8 where it says français
+    log = tmp_path / f"log{suffix}"
+    log.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "-q", "-f", "csv", *COLS)
+    assert rc == 0, err
+    assert per_query(out) == {"007": 0.5, "7": 1.0}
+
