@@ -63,11 +63,14 @@ class InputError(RankframeError):
         source: str | None = None,
         *,
         tried: Sequence[str] = (),
+        canonical: str | None = None,
     ) -> InputError:
         """Build the error for columns that are needed but absent.
 
         Lists the missing and the available columns, the well-known names that were tried, and a
         hint that maps the missing column (to the closest available one when there is one).
+        ``canonical``: the canonical name that the (missing) column was mapped to, which the
+        hint maps instead.
         """
         missing, available = list(missing), list(available)
         # a path stays exactly as given ("bad/x.parquet"); "the run DataFrame" starts a sentence
@@ -81,7 +84,7 @@ class InputError(RankframeError):
         guess = difflib.get_close_matches(missing[0], available, n=1, cutoff=0.4) if missing else []
         example = repr(guess[0]) if guess else "'<column>'"
         param = "qrels_columns={...} and/or run_columns" if role == "judged" else f"{role}_columns"
-        first = missing[0] if missing else "query_id"
+        first = canonical or (missing[0] if missing else "query_id")
         hint = (
             f"Hint: name the column explicitly, e.g. evaluate(..., {param}="
             f"{{{first!r}: {example}}}) or read_{role}(..., columns={{...}})."

@@ -76,3 +76,55 @@ def test_compressed_tab_separated_and_latin1_ids_stay_text(capsys, tmp_path, suf
     assert rc == 0, err
     assert per_query(out) == {"007": 0.5, "7": 1.0}
 
+
+# ----------------------------------------------------------------- hints in the command's terms
+@pytest.fixture
+def log(tmp_path):
+    path = tmp_path / "day=2026-11-20.parquet"
+    pl.DataFrame({
+        "session": ["s1", "s1", "s2"], "item": ["a", "b", "a"], "model_score": [0.9, 0.8, 0.5],
+        "click": [0, 1, 1], "model": ["bm25", "bm25", "bm25"],
+    }).write_parquet(path)
+    return path
+
+
+def test_a_mapped_column_that_is_absent_hints_the_canonical_name(capsys, log):
+    # --qrels-column relevance=clikc: the fix is relevance=click, not 'clikc=click' (which is
+    # refused as an unknown canonical name)
+    rc, _, err = run_cli(capsys, "evaluate", str(log), str(log), "-m", "RR", *COLS[:6],
+                         "--qrels-column", "query_id=session", "--qrels-column", "doc_id=item",
+                         "--qrels-column", "relevance=clikc")
+    assert rc == 1
+    assert "has no qrels column 'clikc'" in err
+    assert "e.g. --qrels-column relevance=click" in err
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", *COLS[:6],
+                         "--run-column", "relevance=clikc")
+    assert rc == 1
+    assert "e.g. --run-column relevance=click" in err
+
+
+def test_judged_errors_name_the_flags_not_python(capsys, log, tmp_path):
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR")
+    assert rc == 1
+    assert "has no judged column 'query_id', 'score', 'relevance'" in err
+    assert "e.g. --run-column query_id=" in err
+    assert "_columns=" not in err
+    text = tmp_path / "text.parquet"
+    pl.read_parquet(log).with_columns(pl.col("model_score").cast(pl.String)).write_parquet(text)
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(text), "-m", "RR", *COLS)
+    assert rc == 1
+    assert "The judged column 'score' in" in err
+    assert "--run-column score=" in err
+    assert "judged_columns" not in err
+
+
+def test_judged_dtype_errors_name_a_real_parameter(log, tmp_path):
+    import rankframe as rf
+
+    text = tmp_path / "text.parquet"
+    pl.read_parquet(log).with_columns(pl.col("model_score").cast(pl.String)).write_parquet(text)
+    cols = {"query_id": "session", "doc_id": "item", "score": "model_score", "relevance": "click"}
+    with pytest.raises(rf.InputError, match=r"run_columns=\{'score': \.\.\.\}") as info:
+        rf.evaluate(judged=str(text), measures=["RR"], run_columns=cols)
+    assert "judged_columns" not in str(info.value)
+

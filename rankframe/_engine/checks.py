@@ -59,9 +59,10 @@ def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataT
             detail = " Every value looks like a number stored as text."
     elif dt == pl.Null:
         detail = " The column holds only nulls."
+    param = "run" if role == "judged" else role  # a judged frame's mapping: either one
     msg = (
         f"The {role} column {col!r} in {where} has dtype {dt}; {kind}.{detail} Map the right "
-        f"column ({role}_columns={{{col!r}: ...}}) or cast it, e.g. pl.col({col!r}).cast(pl.{target})."
+        f"column ({param}_columns={{{col!r}: ...}}) or cast it, e.g. pl.col({col!r}).cast(pl.{target})."
     )
     return InputError(msg)
 
