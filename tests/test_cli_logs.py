@@ -128,3 +128,69 @@ def test_judged_dtype_errors_name_a_real_parameter(log, tmp_path):
         rf.evaluate(judged=str(text), measures=["RR"], run_columns=cols)
     assert "judged_columns" not in str(info.value)
 
+
+# ----------------------------------------------------------------- globs of CSV/TSV files
+def daily_logs() -> dict[str, pl.DataFrame]:
+    """Two days of impressions; per (day, model), session RR by hand in the comments."""
+    return {
+        # bm25: s1 click at rank 2 (0.8 < 0.9) -> 1/2; s2 click at rank 1 -> 1; mean 3/4
+        "2026-11-20": pl.DataFrame({
+            "session": ["s1", "s1", "s2", "s2"], "item": ["a", "b", "a", "c"],
+            "model_score": [0.9, 0.8, 0.7, 0.1], "click": [0, 1, 1, 0],
+        }),
+        # bm25: s1 click at rank 3 -> 1/3; s3 no click -> 0; mean 1/6
+        "2026-11-21": pl.DataFrame({
+            "session": ["s1", "s1", "s1", "s3"], "item": ["a", "b", "c", "d"],
+            "model_score": [3.0, 2.0, 1.0, 1.0], "click": [0, 0, 1, 0],
+        }),
+    }
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".tsv", ".csv.gz"])
+def test_a_glob_of_csv_files_is_read_as_csv(capsys, tmp_path, suffix):
+    import gzip
+
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day, frame in daily_logs().items():
+        frame = frame.with_columns(day=pl.lit(day), model=pl.lit("bm25"))
+        buf = io.BytesIO()
+        frame.write_csv(buf, separator="\t" if suffix == ".tsv" else ",")
+        data = buf.getvalue()
+        (folder / f"day={day}{suffix}").write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(folder / f"day=*{suffix}"), "-m", "RR",
+                           "--by", "day", "model", "-f", "csv", *COLS)
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
+    assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 1 / 6}
+
+
+def test_a_day_without_impressions_in_a_csv_glob_changes_nothing(capsys, tmp_path):
+    # day=2026-11-22.csv holds its header only: no rows, and no column typed as text by it
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day, frame in daily_logs().items():
+        frame.with_columns(day=pl.lit(day)).write_csv(folder / f"day={day}.csv")
+    (folder / "day=2026-11-22.csv").write_text("session,item,model_score,click,day\n")
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(folder / "*.csv"), "-m", "RR",
+                           "--by", "day", "-f", "csv", *COLS)
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
+    assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 1 / 6}
+
+
+def test_csv_files_of_one_glob_with_other_columns_are_named(capsys, tmp_path):
+    logs = daily_logs()
+    logs["2026-11-20"].write_csv(tmp_path / "a.csv")
+    logs["2026-11-21"].drop("click").with_columns(day=pl.lit("x")).write_csv(tmp_path / "b.csv")
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(tmp_path / "*.csv"), "-m", "RR", *COLS)
+    assert rc == 1
+    assert "do not hold the same columns" in err
+    assert "b.csv' lacks 'click' and has 'day' too" in err
+    # the same columns in another order are fine (s1 of the second day renamed s4: one key)
+    second = logs["2026-11-21"].with_columns(pl.col("session").replace("s1", "s4"))
+    second.select("click", "model_score", "item", "session").write_csv(tmp_path / "b.csv")
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(tmp_path / "*.csv"), "-m", "RR",
+                           "-q", "-f", "csv", *COLS)
+    assert rc == 0, err
+    assert per_query(out) == {"s1": 0.5, "s2": 1.0, "s3": 0.0, "s4": 1 / 3}

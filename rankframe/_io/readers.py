@@ -178,6 +178,50 @@ def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.DataFrame:
     return frame.with_columns(columns)
 
 
+def _has_rows(path: str, separator: str) -> bool:
+    """Whether a CSV/TSV file holds a row after its header (True if it cannot be read here)."""
+    try:
+        return pl.read_csv(path, separator=separator, n_rows=1, infer_schema=False,
+                           raise_if_empty=False).height > 0
+    except (pl.exceptions.PolarsError, OSError, UnicodeDecodeError):
+        return True  # the scan names the failure
+
+
+def _scan_csv_glob(path: str, separator: str, kind: str, ids: IdColumns | None) -> pl.LazyFrame:
+    """The local CSV/TSV files that a glob names (e.g. one a day), read one by one, in one frame.
+
+    Each file is read as :func:`_scan_csv` reads it (its own compression and encoding); their
+    columns must be the same (in any order), else an :class:`InputError` names the two files.
+    Line numbers (``line_no``) are each file's own.
+    """
+    files = sorted(f for f in globlib.glob(path, recursive=True) if os.path.isfile(f))
+    if not files:
+        msg = f"No file matches the {kind} pattern {path!r} (working directory: {os.getcwd()})."
+        raise InputError(msg)
+    first = _csv_header(files[0], separator, None)
+    for other in files[1:]:
+        names = _csv_header(other, separator, None)
+        if names and first and set(names) != set(first):
+            missing = [c for c in first if c not in names]
+            extra = [c for c in names if c not in first]
+            msg = (
+                f"The {kind} files of {path!r} do not hold the same columns: {other!r} "
+                + (f"lacks {', '.join(map(repr, missing))}" if missing else "")
+                + (" and " if missing and extra else "")
+                + (f"has {', '.join(map(repr, extra))} too" if extra else "")
+                + f", against {files[0]!r}. Write every file with the same columns."
+            )
+            raise InputError(msg)
+    # a day without impressions: its header alone would type every column as text
+    files = [f for f in files if _has_rows(f, separator)] or files[:1]
+    frames = []
+    for f in files:
+        compressed = suffixes(f)[-1] in (".gz", ".bz2", ".xz", ".zst")
+        frame = _scan_csv(f, separator, compressed, None, ids)
+        frames.append(frame.select(first + [LINE]) if first else frame)
+    return pl.concat(frames, how="vertical_relaxed")
+
+
 def _scan_file(
     path: str, kind: str, options: Mapping[str, Any] | None, ids: IdColumns | None = None
 ) -> tuple[pl.LazyFrame, str] | None:
@@ -186,7 +230,11 @@ def _scan_file(
     compressed = bool(sfx) and sfx[-1] in (".gz", ".bz2", ".xz", ".zst")
     if is_iceberg_metadata(path):
         return scan_iceberg(path, options, kind, path), "iceberg"
-    if any(c in path for c in "*?[") or ".parquet" in sfx or ".pq" in sfx:
+    is_glob = any(c in path for c in "*?[")
+    if is_glob and scheme(path) is None and (".csv" in sfx or ".tsv" in sfx):
+        fmt = "csv" if ".csv" in sfx else "tsv"
+        return _scan_csv_glob(path, "," if fmt == "csv" else "\t", kind, ids), fmt
+    if is_glob or ".parquet" in sfx or ".pq" in sfx:
         return pl.scan_parquet(path, hive_partitioning=True, storage_options=options), "parquet"
     if ".csv" in sfx:
         return _scan_csv(path, ",", compressed, options, ids), "csv"
