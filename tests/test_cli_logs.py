@@ -194,3 +194,31 @@ def test_csv_files_of_one_glob_with_other_columns_are_named(capsys, tmp_path):
                            "-q", "-f", "csv", *COLS)
     assert rc == 0, err
     assert per_query(out) == {"s1": 0.5, "s2": 1.0, "s3": 0.0, "s4": 1 / 3}
+
+
+# ----------------------------------------------------------------- Parquet files of other dtypes
+@pytest.mark.parametrize("layout", ["glob", "folder"])
+def test_daily_parquet_files_whose_integer_widths_differ_are_read(capsys, tmp_path, layout):
+    # a day without clicks written as click=0 (Int32 by pl.lit) beside a day of Int64 clicks,
+    # and scores as Float32 one day: one frame, the widest dtype of each column.
+    # RR by hand: 2026-11-20 3/4 (daily_logs); 2026-11-21 no click: 0 for both sessions.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    first, second = daily_logs().values()
+    first.with_columns(day=pl.lit("2026-11-20")).write_parquet(folder / "day=2026-11-20.parquet")
+    second.with_columns(day=pl.lit("2026-11-21"), click=pl.lit(0), model_score=pl.col("model_score").cast(
+        pl.Float32)).write_parquet(folder / "day=2026-11-21.parquet")  # pl.lit(0): Int32
+    assert pl.read_parquet_schema(folder / "day=2026-11-21.parquet")["click"] == pl.Int32
+    path = str(folder / "day=*.parquet") if layout == "glob" else str(folder)
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", path, "-m", "RR", "--by", "day",
+                           "-f", "csv", *COLS)
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
+    assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 0.0}
+    # the same as QRELS and RUN files (the qrels of the first day Int64, of the second Int32)
+    rc, out, err = run_cli(capsys, "evaluate", path, path, "-m", "RR", "--by", "day", "-f", "csv",
+                           *COLS[:6], "--qrels-column", "query_id=session", "--qrels-column",
+                           "doc_id=item", "--qrels-column", "relevance=click")
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
+    assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 0.0}

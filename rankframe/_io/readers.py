@@ -178,6 +178,55 @@ def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.DataFrame:
     return frame.with_columns(columns)
 
 
+def _widest(dtypes: Sequence[pl.DataType]) -> pl.DataType | None:
+    """The dtype that holds every one of ``dtypes`` (numbers only), or None."""
+    if all(dt.is_integer() for dt in dtypes):
+        return pl.Int64 if any(dt.is_signed_integer() for dt in dtypes) else pl.UInt64
+    if all(dt.is_numeric() for dt in dtypes):
+        return pl.Float64
+    return None
+
+
+def _common_schema(path: str) -> dict[str, pl.DataType] | None:
+    """The schema that holds local Parquet files (a glob) whose numeric columns differ in width.
+
+    Int32 clicks one day, Int64 the next: each column at its widest. None when the files
+    agree, or differ otherwise (Polars then says how).
+    """
+    files = sorted(globlib.glob(path, recursive=True)) if any(c in path for c in "*?[") else []
+    if len(files) < 2:
+        return None
+    try:
+        schemas = [pl.read_parquet_schema(f) for f in files]
+    except (pl.exceptions.PolarsError, OSError):
+        return None  # the scan names the file that is not Parquet
+    first = schemas[0]
+    if all(s == first for s in schemas) or any(set(s) != set(first) for s in schemas):
+        return None
+    common: dict[str, pl.DataType] = {}
+    for name in first:
+        dtypes = list({s[name] for s in schemas})
+        widest = dtypes[0] if len(dtypes) == 1 else _widest(dtypes)
+        if widest is None:
+            return None
+        common[name] = widest
+    return common
+
+
+def _scan_parquet(path: str, options: Mapping[str, Any] | None) -> pl.LazyFrame:
+    """A Parquet file, glob or folder (hive partitions).
+
+    Local files of differing integer or float widths are read at the widest (a day of Int32
+    clicks beside Int64 ones).
+    """
+    if scheme(path) is None:
+        common = _common_schema(path)
+        if common is not None:
+            upcast = pl.ScanCastOptions(integer_cast="upcast", float_cast="upcast")
+            return pl.scan_parquet(path, hive_partitioning=True, schema=common, cast_options=upcast)
+    return pl.scan_parquet(path, hive_partitioning=True, storage_options=options)
+
+
 def _has_rows(path: str, separator: str) -> bool:
     """Whether a CSV/TSV file holds a row after its header (True if it cannot be read here)."""
     try:
@@ -235,7 +284,7 @@ def _scan_file(
         fmt = "csv" if ".csv" in sfx else "tsv"
         return _scan_csv_glob(path, "," if fmt == "csv" else "\t", kind, ids), fmt
     if is_glob or ".parquet" in sfx or ".pq" in sfx:
-        return pl.scan_parquet(path, hive_partitioning=True, storage_options=options), "parquet"
+        return _scan_parquet(path, options), "parquet"
     if ".csv" in sfx:
         return _scan_csv(path, ",", compressed, options, ids), "csv"
     if ".tsv" in sfx:
@@ -313,7 +362,7 @@ def _scan_path(
         if not globlib.glob(target, recursive=True):
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
             raise InputError(msg)
-        return pl.scan_parquet(target, hive_partitioning=True), "parquet"
+        return _scan_parquet(target, None), "parquet"
     found = _scan_file(path, kind, None, ids)
     if found is None:
         return _scan_text(path, kind, None)
