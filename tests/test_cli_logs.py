@@ -222,3 +222,64 @@ def test_daily_parquet_files_whose_integer_widths_differ_are_read(capsys, tmp_pa
     assert rc == 0, err
     got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
     assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 0.0}
+
+
+# ----------------------------------------------------------------- --partitions files, a file a day
+def test_the_documented_daily_logs_partitions_files_command_runs(capsys, tmp_path):
+    # docs/guides/larger-than-memory.md: rankframe evaluate qrels.parquet 'logs/day=*.parquet'
+    # -m nDCG@10 RR --by day --partitions files. Session s1 is in both days' files; the command
+    # names its run, which made 'run' a group key and refused the layout ("Query 's1' is in two
+    # run files ... pass --by day") although --by day was given.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day, frame in daily_logs().items():
+        frame.with_columns(day=pl.lit(day)).write_parquet(folder / f"day={day}.parquet")
+    # judgments: the clicks, and s9 judged but in no file (0 under -c, else left out)
+    qrels = tmp_path / "qrels.parquet"
+    pl.DataFrame({"query_id": ["s1", "s1", "s2", "s9"], "doc_id": ["b", "c", "a", "z"],
+                  "relevance": [1, 1, 1, 1]}).write_parquet(qrels)
+    cols = COLS[:6]
+    # RR by hand: 2026-11-20: s1 b at rank 2 -> 1/2, s2 a at rank 1 -> 1: 3/4.
+    # 2026-11-21: s1 ranks a, b, c: b at rank 2 -> 1/2 (s3 is not judged: not evaluated).
+    want = {"2026-11-20": 0.75, "2026-11-21": 0.5}
+    for extra in ([], ["-c"]):
+        got = {}
+        for parts in ("files", "1"):
+            rc, out, err = run_cli(capsys, "evaluate", str(qrels), str(folder / "day=*.parquet"),
+                                   "-m", "RR", "--by", "day", "--partitions", parts, "-q",
+                                   "-f", "csv", *cols, *extra)
+            assert rc == 0, (parts, extra, err)
+            got[parts] = pl.read_csv(io.StringIO(out)).sort(pl.all(), nulls_last=True)
+        assert got["files"].equals(got["1"]), extra
+        frame = got["files"].filter(pl.col("day").is_not_null())
+        means = frame.group_by("day").agg(pl.col("value").mean())
+        assert dict(zip(means["day"], means["value"], strict=True)) == pytest.approx(want)
+
+
+def test_daily_files_of_several_runs_partitioned_by_file(capsys, tmp_path):
+    # each day's file holds two runs (a 'run' column): without -c the files may share a
+    # session by (run, day); the values are those of one plan. Under -c each run is owed the
+    # judged sessions it lacks, which each file would score again: refused, saying why.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day, frame in daily_logs().items():
+        both = pl.concat([frame.with_columns(run=pl.lit("bm25")),
+                          frame.with_columns(run=pl.lit("dense"), model_score=-pl.col("model_score"))])
+        both.with_columns(day=pl.lit(day)).write_parquet(folder / f"day={day}.parquet")
+    qrels = tmp_path / "qrels.parquet"
+    pl.DataFrame({"query_id": ["s1", "s2", "s9"], "doc_id": ["b", "a", "z"], "relevance": [1, 1, 1]}
+                 ).write_parquet(qrels)
+    argv = ["evaluate", str(qrels), str(folder / "*.parquet"), "-m", "RR", "--by", "day", "-q",
+            "-f", "csv", *COLS[:6]]
+    got = {}
+    for parts in ("files", "1"):
+        rc, out, err = run_cli(capsys, *argv, "--partitions", parts)
+        assert rc == 0, (parts, err)
+        got[parts] = pl.read_csv(io.StringIO(out)).sort(pl.all())
+    assert got["files"].equals(got["1"])
+    # dense reverses bm25: 2026-11-20 s1 ranks b first (RR 1), s2 ranks a last of 2 (1/2)
+    dense = got["files"].filter(run="*.parquet/dense", day="2026-11-20")
+    assert dict(zip(dense["query_id"], dense["value"], strict=True)) == {"s1": 1.0, "s2": 0.5}
+    rc, _, err = run_cli(capsys, *argv, "--partitions", "files", "-c")
+    assert rc == 1
+    assert "Several runs under complete=True (-c)" in err
