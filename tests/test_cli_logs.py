@@ -278,8 +278,29 @@ def test_daily_files_of_several_runs_partitioned_by_file(capsys, tmp_path):
         got[parts] = pl.read_csv(io.StringIO(out)).sort(pl.all())
     assert got["files"].equals(got["1"])
     # dense reverses bm25: 2026-11-20 s1 ranks b first (RR 1), s2 ranks a last of 2 (1/2)
-    dense = got["files"].filter(run="*.parquet/dense", day="2026-11-20")
+    dense = got["files"].filter(run="logs/dense", day="2026-11-20")
     assert dict(zip(dense["query_id"], dense["value"], strict=True)) == {"s1": 1.0, "s2": 0.5}
     rc, _, err = run_cli(capsys, *argv, "--partitions", "files", "-c")
     assert rc == 1
     assert "Several runs under complete=True (-c)" in err
+
+
+# ----------------------------------------------------------------- runs named by their globs
+def test_a_glob_run_is_named_by_its_folder_as_a_judged_glob_is(capsys, tmp_path):
+    # --judged 'logs/day=*.parquet' names its run 'logs'; the same glob as a RUN was named
+    # '*.parquet' (and two globs of two folders by their whole paths)
+    for name in ("bm25", "dense"):
+        (tmp_path / name).mkdir()
+        for day, frame in daily_logs().items():
+            frame.with_columns(day=pl.lit(day)).write_parquet(tmp_path / name / f"day={day}.parquet")
+    qrels = tmp_path / "qrels.parquet"
+    pl.DataFrame({"query_id": ["s1", "s2"], "doc_id": ["b", "a"], "relevance": [1, 1]}).write_parquet(qrels)
+    runs = [str(tmp_path / name / "day=*.parquet") for name in ("bm25", "dense")]
+    rc, out, err = run_cli(capsys, "evaluate", str(qrels), *runs, "-m", "RR", "--by", "day", "-f", "csv",
+                           *COLS[:6])
+    assert rc == 0, err
+    assert pl.read_csv(io.StringIO(out))["run"].unique().sort().to_list() == ["bm25", "dense"]
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", runs[0], "-m", "RR", "--by", "day", "-f", "csv",
+                           *COLS)
+    assert rc == 0, err
+    assert pl.read_csv(io.StringIO(out))["run"].unique().to_list() == ["bm25"]

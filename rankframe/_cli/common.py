@@ -173,6 +173,14 @@ def _warnings_to_stderr() -> Iterator[list[warnings.WarningMessage]]:
                 print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
+def _file_name(path: str) -> str:
+    """A run's name from its path: its file name, or a glob's folder (``logs/day=*.parquet``: logs)."""
+    name = Path(path).name
+    if any(c in name for c in "*?[") and Path(path).parent.name:
+        return Path(path).parent.name
+    return name
+
+
 def _run_names(specs: Sequence[str]) -> dict[str, str]:
     """Name each run: ``NAME=PATH`` names it, else its file name (its path when two clash).
 
@@ -194,12 +202,12 @@ def _run_names(specs: Sequence[str]) -> dict[str, str]:
     if twice:
         msg = f"Two runs are named {twice[0]!r} (NAME=PATH): give each run its own name."
         raise UsageError(msg)
-    files = [Path(p).name for p, n in zip(paths, given, strict=True) if n is None]
+    files = [_file_name(p) for p, n in zip(paths, given, strict=True) if n is None]
     clash = len(set(files)) != len(files)
     out: dict[str, str] = {}
     for i, (name, path) in enumerate(zip(given, paths, strict=True)):
         if name is None:
-            name = path if clash else Path(path).name
+            name = path if clash else _file_name(path)
             if name in out or name in explicit:
                 name = f"{name}#{i + 1}"
         out[name] = path

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -300,9 +299,7 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                 storage_options=storage,
             )
     if judged is not None and "run" not in frame.columns:
-        # one run: named NAME=FILE, else by the file (a glob by its folder)
-        if judged_name == Path(judged).name and any(c in judged_name for c in "*?["):
-            judged_name = Path(judged).parent.name
+        # one run: named NAME=FILE, else by the file (a glob by its folder: _run_names)
         frame = frame.select(pl.lit(judged_name).alias("run"), pl.all())
     if args.wide and fmt != "table":  # one row per run (group, query), a column per measure
         frame = _wide(frame, measures)
