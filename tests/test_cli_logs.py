@@ -304,3 +304,18 @@ def test_a_glob_run_is_named_by_its_folder_as_a_judged_glob_is(capsys, tmp_path)
                            *COLS)
     assert rc == 0, err
     assert pl.read_csv(io.StringIO(out))["run"].unique().to_list() == ["bm25"]
+
+
+@pytest.mark.parametrize("suffix", [".tsv", ".tsv.gz"])
+def test_float_query_ids_are_refused_plain_or_compressed(capsys, tmp_path, suffix):
+    # as tests/fuzz_corpus.py's run-tsv-float-query-ids: ids read as numbers with a fraction
+    import gzip
+
+    data = b"qid\tdocno\tscore\n1.5\ta\t1.0\n"
+    path = tmp_path / f"run{suffix}"
+    path.write_bytes(gzip.compress(data) if suffix.endswith(".gz") else data)
+    (tmp_path / "q.txt").write_text("1.5 0 a 1\n")
+    rc, _, err = run_cli(capsys, "evaluate", str(tmp_path / "q.txt"), str(path), "-m", "RR")
+    assert rc == 1
+    assert "The run column 'query_id' in" in err
+    assert "has dtype Float64" in err

@@ -93,23 +93,43 @@ def _csv_header(path: str, separator: str, options: Mapping[str, Any] | None) ->
 
 #: An integer written as Polars writes it back: ``7``, ``-12``; not ``007``, ``+7``, `` 7``.
 _INTEGER_TEXT = r"^(0|-?[1-9][0-9]{0,17})$"
+#: What Polars' CSV reader takes for an integer: digits with a sign or leading zeros too.
+_INTEGER_LIKE = r"^[+-]?[0-9]+$"
 
 
 def _not_integer_text(lf: pl.LazyFrame, columns: Sequence[str]) -> list[str]:
-    """Those of the (text) ``columns`` with a value that an integer dtype would not give back."""
+    """Those of the (text) ``columns`` with a value read as an integer that would not come back.
+
+    ``007``, ``+7``, ``-0`` and integers past 18 digits: read as numbers, they would be
+    another id (``7``) or a float.
+    """
     if not columns:
         return []
     row = lf.select(
-        (pl.col(c).is_not_null() & ~pl.col(c).str.contains(_INTEGER_TEXT)).any().alias(c) for c in columns
+        (pl.col(c).str.contains(_INTEGER_LIKE) & ~pl.col(c).str.contains(_INTEGER_TEXT)).any().alias(c)
+        for c in columns
     ).collect().row(0)
     return [c for c, lossy in zip(columns, row, strict=True) if lossy]
 
 
 def _ints_back(frame: pl.DataFrame, text: Sequence[str]) -> pl.DataFrame:
-    """Read as text, the id columns whose every value is an integer's own text become Int64."""
+    """Id columns read as text: as inference types them, unless a value would be another id.
+
+    Every value an integer's own text: Int64; every value a number: Float64 (which the dtype
+    checks refuse for ids, as for a file read lazily); else text.
+    """
     strings = [c for c in text if frame.schema[c] == pl.String and frame[c].drop_nulls().len()]
     lossy = set(_not_integer_text(frame.lazy(), strings))
-    return frame.with_columns(pl.col(c).cast(pl.Int64) for c in strings if c not in lossy)
+    casts = []
+    for c in strings:
+        values = frame[c].drop_nulls()
+        if c in lossy:
+            continue
+        if values.str.contains(_INTEGER_TEXT).all():
+            casts.append(pl.col(c).cast(pl.Int64))
+        elif values.cast(pl.Float64, strict=False).null_count() == 0:
+            casts.append(pl.col(c).cast(pl.Float64))
+    return frame.with_columns(casts)
 
 
 def _scan_csv(
