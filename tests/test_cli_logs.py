@@ -306,6 +306,29 @@ def test_a_glob_run_is_named_by_its_folder_as_a_judged_glob_is(capsys, tmp_path)
     assert pl.read_csv(io.StringIO(out))["run"].unique().to_list() == ["bm25"]
 
 
+# ----------------------------------------------------------------- duplicates across days
+def test_duplicates_of_two_runs_are_not_counted_to_the_first(capsys, tmp_path):
+    # s1 is in both days' files of both models: without --by day, (s1, a) and (s1, b) repeat
+    # in each run: 2 pairs a run, 4 in all. The error named the first run and counted 4 there.
+    for name in ("bm25", "dense"):
+        (tmp_path / name).mkdir()
+        for day, frame in daily_logs().items():
+            frame.with_columns(day=pl.lit(day)).write_parquet(tmp_path / name / f"day={day}.parquet")
+    qrels = tmp_path / "qrels.parquet"
+    pl.DataFrame({"query_id": ["s1"], "doc_id": ["b"], "relevance": [1]}).write_parquet(qrels)
+    runs = [str(tmp_path / name / "day=*.parquet") for name in ("bm25", "dense")]
+    rc, _, err = run_cli(capsys, "evaluate", str(qrels), *runs, "-m", "RR", *COLS[:6])
+    assert rc == 1
+    said = "(run 'bm25') and 1 other run: duplicate (query, doc) rows in the runs: 4 (query, doc) pairs"
+    assert said in err
+    # the run is a glob: a session that comes back another day wants the day as a breakdown
+    assert "--by day" in err
+    rc, _, err = run_cli(capsys, "evaluate", str(qrels), runs[0], "-m", "RR", *COLS[:6])
+    assert rc == 1
+    assert "(run 'bm25'): duplicate (query, doc) rows in the run: ('s1', 'a') x2" in err
+    assert "--by day" in err
+
+
 @pytest.mark.parametrize("suffix", [".tsv", ".tsv.gz"])
 def test_float_query_ids_are_refused_plain_or_compressed(capsys, tmp_path, suffix):
     # as tests/fuzz_corpus.py's run-tsv-float-query-ids: ids read as numbers with a fraction
