@@ -342,3 +342,28 @@ def test_float_query_ids_are_refused_plain_or_compressed(capsys, tmp_path, suffi
     assert rc == 1
     assert "The run column 'query_id' in" in err
     assert "has dtype Float64" in err
+
+
+# ----------------------------------------------------------------- a day without clicks
+def test_a_day_without_clicks_under_skip_is_said_not_dropped_silently(capsys, tmp_path):
+    # --empty-queries skip leaves out sessions without a click: a day with none had no row at
+    # all, and nothing said so. RR by hand on 2026-11-20 (daily_logs): 3/4 over s1, s2.
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    first, second = daily_logs().values()
+    first.with_columns(day=pl.lit("2026-11-20")).write_parquet(folder / "a.parquet")
+    second.with_columns(day=pl.lit("2026-11-21"), click=0).write_parquet(folder / "b.parquet")
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(folder), "-m", "RR", "--by", "day",
+                           "--empty-queries", "skip", "-f", "csv", *COLS)
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
+    assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75}
+    assert "1 (day) group has no query with a relevant judgment" in err
+    assert "day '2026-11-21'" in err
+    # without skip the day is there, its sessions scored 0, and nothing is said
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(folder), "-m", "RR", "--by", "day",
+                           "-f", "csv", *COLS)
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
+    assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 0.0}
+    assert "group" not in err

@@ -12,7 +12,7 @@ import polars as pl
 
 from rankframe._engine import memory
 from rankframe._engine.checks import refuse_duplicates, scans_storage
-from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
+from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query, warn_skipped_groups
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.hits import JudgmentCache, hits_level
 from rankframe._engine.memory_guard import check_text, converts_memory_error
@@ -370,6 +370,7 @@ def evaluate(
         wide = evaluate_parts(
             prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
         )
+    warn_skipped_groups(prep, wide)
     if per_query:
         warn_population_per_query(prep.measures)
         return _long(wide, prep.measures, [*prep.keys, Q])
