@@ -367,3 +367,27 @@ def test_a_day_without_clicks_under_skip_is_said_not_dropped_silently(capsys, tm
     got = pl.read_csv(io.StringIO(out)).filter(measure="RR")
     assert dict(zip(got["day"], got["value"], strict=True)) == {"2026-11-20": 0.75, "2026-11-21": 0.0}
     assert "group" not in err
+
+
+@pytest.mark.parametrize("command", ["evaluate", "compare"])
+def test_a_run_that_scores_zero_with_mapped_columns_is_not_an_error(capsys, tmp_path, command):
+    # a day without clicks: RR 0 everywhere. The command then re-reads the inputs to check that
+    # they share queries, without the --qrels-column/--run-column mapping: "has no qrels column
+    # 'query_id'", exit 1.
+    day = tmp_path / "day.parquet"
+    daily_logs()["2026-11-21"].with_columns(click=0).write_parquet(day)
+    cols = [*COLS[:6], "--qrels-column", "query_id=session", "--qrels-column", "doc_id=item",
+            "--qrels-column", "relevance=click"]
+    runs = [str(day)] if command == "evaluate" else [f"a={day}", f"b={day}"]
+    rc, out, err = run_cli(capsys, command, str(day), *runs, "-m", "RR", "-f", "csv", *cols)
+    assert rc == 0, err
+    got = pl.read_csv(io.StringIO(out))
+    assert set(got["mean" if command == "compare" else "value"]) == {0.0}
+    # ids that do not match are still said, naming the ids (the mapping read too)
+    other = tmp_path / "other.parquet"
+    daily_logs()["2026-11-21"].with_columns(session=pl.lit("x") + pl.col("session")).write_parquet(other)
+    runs = [str(other)] if command == "evaluate" else [f"a={other}", f"b={other}"]
+    rc, _, err = run_cli(capsys, command, str(day), *runs, "-m", "RR", "-f", "csv", *cols)
+    assert rc == 1
+    assert "have no query in common" in err
+    assert "'xs1'" in err

@@ -404,18 +404,22 @@ def _query_ids(frame: pl.LazyFrame) -> list[str]:
 
 
 def _check_common_queries(
-    qrels: str, runs: Mapping[str, str], storage_options: Mapping[str, str] | None = None
+    qrels: str,
+    runs: Mapping[str, str],
+    storage_options: Mapping[str, str] | None = None,
+    columns: tuple[Mapping[str, str] | None, Mapping[str, str] | None] = (None, None),
 ) -> None:
     """Raise an input error when the qrels and a run have no query id in common.
 
     The message shows the first query ids (sorted) of both sides, where the mismatch is usually
     plain to see (``'1'`` against ``'q1'``, ``'001'`` against ``'1'``). It reads the query ids
     again: callers check only when the evaluation hints at it (warnings, a run with no value).
+    ``columns``: the qrels' and the runs' column mappings (``--qrels-column``, ``--run-column``).
     """
-    judged = _query_ids(read_qrels(qrels, storage_options=storage_options))
+    judged = _query_ids(read_qrels(qrels, columns=columns[0], storage_options=storage_options))
     judged_set = set(judged)
     for name, path in runs.items():
-        ran = _query_ids(read_run(path, storage_options=storage_options))
+        ran = _query_ids(read_run(path, columns=columns[1], storage_options=storage_options))
         if judged_set.isdisjoint(ran):
             which = "the run" if len(runs) == 1 else f"the run {name}"
             msg = (
@@ -432,6 +436,7 @@ def _fail_without_common_queries(
     *,
     some_run_empty: bool,
     storage_options: Mapping[str, str] | None = None,
+    columns: tuple[Mapping[str, str] | None, Mapping[str, str] | None] = (None, None),
 ) -> None:
     """Exit 1 (an :class:`InputError`) when the qrels and a run have no query in common.
 
@@ -446,7 +451,7 @@ def _fail_without_common_queries(
     if not (said or some_run_empty):
         return
     try:
-        _check_common_queries(qrels, runs, storage_options)
+        _check_common_queries(qrels, runs, storage_options, columns)
     except InputError:
         caught.clear()
         raise

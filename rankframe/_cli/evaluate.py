@@ -297,6 +297,9 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             _fail_without_common_queries(
                 qrels, names, caught, some_run_empty=_some_run_empty(frame, names),
                 storage_options=storage,
+                columns=(
+                    _mapping(args.qrels_column, "--qrels-column"), _mapping(args.run_column, "--run-column")
+                ),
             )
     if judged is not None and "run" not in frame.columns:
         # one run: named NAME=FILE, else by the file (a glob by its folder: _run_names)
