@@ -391,3 +391,16 @@ def test_a_run_that_scores_zero_with_mapped_columns_is_not_an_error(capsys, tmp_
     assert rc == 1
     assert "have no query in common" in err
     assert "'xs1'" in err
+
+
+# ----------------------------------------------------------------- empty logs
+@pytest.mark.parametrize("by", [[], ["--by", "day"]])
+def test_an_empty_judged_log_is_an_error_not_nan(capsys, tmp_path, by):
+    # a day's job wrote its file without rows: RR printed as nan (or an empty table with
+    # --by), exit 0, nothing said; an empty RUN is refused ("no query in common")
+    empty = tmp_path / "day=2026-11-22.parquet"
+    daily_logs()["2026-11-20"].with_columns(day=pl.lit("x")).head(0).write_parquet(empty)
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(empty), "-m", "RR", *by, *COLS)
+    assert rc == 1, out
+    assert f"The judged input {empty} holds no rows" in err
+

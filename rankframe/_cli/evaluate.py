@@ -43,6 +43,8 @@ from rankframe._cli.common import (
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.options import TIE_POLICIES, confidence
+from rankframe._errors import InputError, RankframeError
+from rankframe._io.readers import read_judged
 from rankframe._io.storage import file_uri_path, scheme
 from rankframe._measures._names import parse_measures
 
@@ -68,6 +70,30 @@ _SIDE_WHAT = {
     "items": "the catalogue: item and its category columns",
     "reference": "another run",
 }
+
+
+def _fail_on_empty_judged(
+    frame: pl.DataFrame, judged: str, args: argparse.Namespace, storage: dict[str, str] | None
+) -> None:
+    """Exit 1 (an :class:`InputError`) when the judged log holds no row, rather than print nan.
+
+    Read again (its row count) only when the evaluation has no value but zeros or nan.
+    """
+    values = frame.get_column("value").fill_nan(None).drop_nulls() if "value" in frame.columns else None
+    if values is not None and (values != 0).any():
+        return
+    columns = {**(_mapping(args.qrels_column, "--qrels-column") or {}),
+               **(_mapping(args.run_column, "--run-column") or {})}
+    try:
+        rows = read_judged(judged, columns=columns, storage_options=storage).select(pl.len()).collect().item()
+    except (RankframeError, pl.exceptions.PolarsError, OSError):
+        return  # (the evaluation read it: not to be said here)
+    if rows == 0:
+        msg = (
+            f"The judged input {judged} holds no rows: there is nothing to evaluate. Check the "
+            "job that wrote it, or leave it out of the files given."
+        )
+        raise InputError(msg)
 
 
 def _partitions_arg(text: str) -> int | str:
@@ -301,6 +327,8 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
                     _mapping(args.qrels_column, "--qrels-column"), _mapping(args.run_column, "--run-column")
                 ),
             )
+    if judged is not None:
+        _fail_on_empty_judged(frame, judged, args, storage)
     if judged is not None and "run" not in frame.columns:
         # one run: named NAME=FILE, else by the file (a glob by its folder: _run_names)
         frame = frame.select(pl.lit(judged_name).alias("run"), pl.all())
