@@ -404,3 +404,26 @@ def test_an_empty_judged_log_is_an_error_not_nan(capsys, tmp_path, by):
     assert rc == 1, out
     assert f"The judged input {empty} holds no rows" in err
 
+
+def test_judged_logs_and_partitions_files_is_a_usage_error(capsys, tmp_path):
+    # --partitions files splits a RUN's files; with --judged it said "needs the run as a path:
+    # a glob" although a glob was given
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day, frame in daily_logs().items():
+        frame.with_columns(day=pl.lit(day)).write_parquet(folder / f"day={day}.parquet")
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(folder / "*.parquet"), "-m", "RR",
+                         "--by", "day", "--partitions", "files", *COLS)
+    assert rc == 2
+    assert "--partitions files" in err
+    assert "--judged" in err
+    assert "needs the run as a path" not in err
+
+
+def test_judged_frames_and_partitions_files_in_python(tmp_path):
+    import rankframe as rf
+
+    frame = daily_logs()["2026-11-20"]
+    cols = {"query_id": "session", "doc_id": "item", "score": "model_score", "relevance": "click"}
+    with pytest.raises(rf.InputError, match="partitions='files' splits the run's files"):
+        rf.evaluate(judged=frame, measures=["RR"], run_columns=cols, partitions="files")

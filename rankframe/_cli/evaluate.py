@@ -216,6 +216,13 @@ def _check_qrels(args: argparse.Namespace) -> tuple[bool, list[Measure]]:
                 f"no QRELS or RUN files, --no-qrels or --prefs beside it (got {given})."
             )
             raise UsageError(msg)
+        if args.partitions == "files":
+            msg = (
+                "--partitions files splits the RUN files of QRELS RUN (a query, or a --by group, "
+                "in one file each); a --judged log is split by --partitions N (hash buckets of "
+                "the query ids) or auto (the default)."
+            )
+            raise UsageError(msg)
         return False, parse_measures(args.measures or list(DEFAULT_MEASURES))
     no_qrels = args.no_qrels or args.prefs is not None
     need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"

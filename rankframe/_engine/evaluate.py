@@ -21,7 +21,7 @@ from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 from rankframe._engine.sides_plan import run_only
 from rankframe._engine.subtopics_plan import evaluate_subtopics, is_subtopic
-from rankframe._errors import warn
+from rankframe._errors import InputError, warn
 from rankframe._io import trec_text
 from rankframe._io.atomic import atomic_path, check_destination
 from rankframe._io.ecosystem import resolve, resolve_runs
@@ -261,6 +261,12 @@ def evaluate(
             )
             raise ValueError(msg)
         sides = read_sides(interactions, items, reference, storage_options=storage_options)
+    if partitions == "files" and judged is not None:
+        msg = (
+            "partitions='files' splits the run's files (qrels and a run); a judged frame is "
+            "split by partitions=N (hash buckets of the query ids) or 'auto'."
+        )
+        raise InputError(msg)
     if partitions == "files":
         require_local_files(run)
     # the IR ecosystem's objects (pytrec_eval dicts, ir_measures records, ranx, Arrow streams)
