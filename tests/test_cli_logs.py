@@ -427,3 +427,25 @@ def test_judged_frames_and_partitions_files_in_python(tmp_path):
     cols = {"query_id": "session", "doc_id": "item", "score": "model_score", "relevance": "click"}
     with pytest.raises(rf.InputError, match="partitions='files' splits the run's files"):
         rf.evaluate(judged=frame, measures=["RR"], run_columns=cols, partitions="files")
+
+
+# ----------------------------------------------------------------- impressions logged twice
+def test_dedupe_keeps_one_impression_of_a_judged_log_with_its_click(capsys, tmp_path):
+    # --dedupe deduplicated the run side only: the same log's judgments still held the twice-
+    # logged impression, refused as 'duplicate (query, doc) rows in the qrels', with no flag
+    # for it. The row kept carries its own click.
+    log = tmp_path / "log.csv"
+    log.write_text(
+        "session,item,model_score,click\n"
+        "s1,a,0.9,0\ns1,a,0.9,1\ns1,b,0.5,1\n"  # tie: the first line (click 0); b at rank 2: 1/2
+        "s3,e,0.2,1\ns3,e,0.8,0\ns3,f,0.5,0\n"  # best: e 0.8 (click 0): RR 0; first: e 0.2 (click 1)
+    )                                            # after f: RR 1/2
+    want = {"best": {"s1": 0.5, "s3": 0.0}, "first": {"s1": 0.5, "s3": 0.5}}
+    for how, expected in want.items():
+        rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "-q", "-f", "csv",
+                               "--dedupe", how, *COLS)
+        assert rc == 0, (how, err)
+        assert per_query(out) == expected, how
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", *COLS)
+    assert rc == 1
+    assert "duplicate (query, doc) rows" in err

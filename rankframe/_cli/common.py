@@ -279,8 +279,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     _add_column_options(p)
     p.add_argument(
         "--dedupe", choices=("best", "first"), default=None,
-        help="keep one row of each duplicate (query, doc) of a run: the highest-scoring (best) or "
-        "the first; without it duplicates are an error naming how many",
+        help="keep one row of each duplicate (query, doc) of a run (of a --judged log: with its "
+        "label): the highest-scoring (best) or the first; without it duplicates are an error "
+        "naming how many",
     )
     p.add_argument(
         "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",

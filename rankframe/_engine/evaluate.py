@@ -209,7 +209,8 @@ def evaluate(
         columns); ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
         doc), ``"first"`` the first one (in file order for text files, whose lines are known;
         else in the frame's order). Rows with a missing or non-finite score are kept, so that
-        the checks name them.
+        the checks name them. A judged frame is deduplicated whole: the row kept brings its
+        own grade.
 
     Returns
     -------

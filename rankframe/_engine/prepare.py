@@ -154,6 +154,10 @@ def prepare(
         run_where = qrels_where = _describe(judged, "judged")
         frame = read_judged(judged, columns={**(qrels_columns or {}), **(run_columns or {})})
         frame = _check_dtypes(frame, "judged", run_where)
+        if opts.dedupe is not None:  # one row per impression: its score and its label, together
+            names = frame.collect_schema().names()
+            wanted = ["run", *([] if isinstance(by, str) else by or ())]
+            frame = _dedupe(frame, [k for k in wanted if k in names], opts.dedupe)
         run_lf = frame.filter(pl.col(S).is_not_null())
         qrels_lf = frame.filter(pl.col(REL).is_not_null())
     elif qrels is None and run is not None and opts.target is None and no_judgments_needed(parsed):
@@ -209,7 +213,7 @@ def prepare(
             keys.append(col)
     if opts.target is not None:
         _check_target(run_lf, opts.target, run_where)
-    if opts.dedupe is not None:
+    if opts.dedupe is not None and judged is None:  # (a judged frame: deduplicated whole, above)
         run_lf = _dedupe(run_lf, keys, opts.dedupe)
     if opts.ties == "input":
         run_lf = run_lf.with_row_index("_order")
