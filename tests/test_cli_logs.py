@@ -449,3 +449,17 @@ def test_dedupe_keeps_one_impression_of_a_judged_log_with_its_click(capsys, tmp_
     rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", *COLS)
     assert rc == 1
     assert "duplicate (query, doc) rows" in err
+
+
+# ----------------------------------------------------------------- --by names a mapped column
+def test_by_a_column_mapped_to_an_id_says_so(capsys, tmp_path):
+    # --by session where --run-column query_id=session: 'session' was said not to be in the
+    # run, whose columns were listed under their canonical names only
+    log = tmp_path / "log.parquet"
+    daily_logs()["2026-11-20"].with_columns(locale=pl.lit("de")).write_parquet(log)
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "--by", "session", *COLS)
+    assert rc == 1
+    assert "'session' (by=...) is the run's query_id column (mapped: query_id=session)" in err
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "--by", "Locale", *COLS)
+    assert rc == 1
+    assert "Did you mean 'locale'?" in err

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -204,8 +205,23 @@ def prepare(
             )
             raise InputError(msg)
         if col not in names:
+            # (the mappings were checked as they were read: dicts)
+            mapped = {**(qrels_columns or {}), **(run_columns or {})} if judged is not None else (
+                run_columns or {}
+            )
+            canon = next((k for k, v in mapped.items() if v == col), None)
+            if canon is not None:
+                msg = (
+                    f"The breakdown column {col!r} (by=...) is the run's {canon} column (mapped: "
+                    f"{canon}={col}); breakdowns are other columns of the run, such as 'locale'."
+                )
+                raise InputError(msg)
+            close = difflib.get_close_matches(col, own_columns(names), n=1, cutoff=0.6) or [
+                n for n in own_columns(names) if n.lower() == col.lower()
+            ]
+            hint = f" Did you mean {close[0]!r}?" if close else ""
             msg = (
-                f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "
+                f"The breakdown column {col!r} (by=...) is not in the run ({run_where}).{hint} "
                 f"Available columns: {', '.join(map(repr, own_columns(names)))}."
             )
             raise InputError(msg)
