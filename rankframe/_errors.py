@@ -91,6 +91,14 @@ class InputError(RankframeError):
         )
         if role in ("interactions", "items", "reference"):  # side inputs: renamed by the user
             hint = f"Hint: rename the column first, e.g. df.rename({{{example}: {first!r}}})."
+        seps = [c for c in (";", "\t", "|") if len(available) == 1 and c in available[0]]
+        if seps:  # one column holding the whole header: a file of another separator
+            sep = "a tab" if seps[0] == "\t" else repr(seps[0])
+            hint = (
+                f"Hint: its fields look separated by {sep}: a .csv file is read as comma-separated "
+                "and a .tsv file as tab-separated; rename a tab-separated file to .tsv, or write "
+                "the file with commas."
+            )
         msg = (
             f"{subject} has no {role} column {', '.join(map(repr, missing))}{tried_txt}. "
             f"Available columns: {', '.join(map(repr, available)) or '(none)'}. {hint}"

@@ -463,3 +463,17 @@ def test_by_a_column_mapped_to_an_id_says_so(capsys, tmp_path):
     rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "--by", "Locale", *COLS)
     assert rc == 1
     assert "Did you mean 'locale'?" in err
+
+
+# ----------------------------------------------------------------- the wrong separator
+@pytest.mark.parametrize(("sep", "said"), [(";", "';'"), ("\t", "a tab")])
+def test_a_csv_of_another_separator_is_said(capsys, tmp_path, sep, said):
+    # a European export (;) or a tab-separated file named .csv: one column of the whole header,
+    # and a hint to map a column, which cannot help
+    log = tmp_path / "log.csv"
+    rows = (["session", "item", "model_score", "click"], ["s1", "a", "1", "0"])
+    log.write_text("".join(sep.join(row) + "\n" for row in rows))
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", *COLS)
+    assert rc == 1
+    assert f"its fields look separated by {said}" in err
+    assert "--run-column" not in err
