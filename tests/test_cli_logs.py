@@ -477,3 +477,36 @@ def test_a_csv_of_another_separator_is_said(capsys, tmp_path, sep, said):
     assert rc == 1
     assert f"its fields look separated by {said}" in err
     assert "--run-column" not in err
+
+
+# ----------------------------------------------------------------- positions, not scores
+def test_a_logged_position_maps_as_a_rank(capsys, tmp_path):
+    # impressions logged with their position (1 = top) and no score: --run-column score=pos
+    # ranks them upside down (silently); rank=pos was refused as an unknown canonical column.
+    # Positions 1, 2, 3 with the click at 2: RR 1/2 (score=pos would give 1/2 too, so a
+    # click at 1 of 3 tells them apart: RR 1 by rank, 1/3 by score=pos).
+    log = tmp_path / "log.csv"
+    log.write_text("session,item,pos,click\ns1,a,1,0\ns1,b,2,1\ns1,c,3,0\ns2,a,1,1\ns2,b,2,0\ns2,c,3,0\n")
+    cols = ["--run-column", "query_id=session", "--run-column", "doc_id=item",
+            "--run-column", "relevance=click"]
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "-q", "-f", "csv",
+                           "--run-column", "rank=pos", *cols)
+    assert rc == 0, err
+    assert per_query(out) == {"s1": 0.5, "s2": 1.0}
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", *cols,
+                         "--run-column", "rank=pos", "--run-column", "score=pos")
+    assert rc == 1
+    assert "score or rank, not both" in err
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", *cols,
+                         "--run-column", "rank=position")
+    assert rc == 1
+    assert "has no judged column 'position'" in err
+    assert "e.g. --run-column rank=pos" in err
+
+
+def test_a_rank_mapping_in_python(tmp_path):
+    import rankframe as rf
+
+    run = pl.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "position": [2, 1]})
+    got = rf.read_run(run, columns={"query_id": "qid", "doc_id": "docno", "rank": "position"}).collect()
+    assert got.sort("doc_id")["score"].to_list() == [-2.0, -1.0]

@@ -236,7 +236,8 @@ def _add_column_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--run-column", action="append", metavar="CANONICAL=COLUMN",
-        help="your name of a run column, e.g. score=sim or query_id=session (repeatable)",
+        help="your name of a run column, e.g. score=sim or query_id=session (repeatable); "
+        "rank=position for a logged position (1 = top) instead of a score",
     )
 
 

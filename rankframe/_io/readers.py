@@ -32,6 +32,7 @@ from rankframe._io.columns import (
     _is_pathlike,
     _map_columns,
     describe,
+    own_columns,
 )
 from rankframe._io.ecosystem import is_foreign, resolve
 from rankframe._io.storage import (
@@ -461,9 +462,36 @@ def _read(
 ) -> pl.LazyFrame:
     source = with_storage(source, storage_options)
     lf, _ = _to_lazy(source, kind, id_columns(needed, columns))
-    if S in needed and S not in (columns or {}):
+    if S in needed and isinstance(columns, Mapping) and RANK in columns:
+        # a position logged instead of a score (1 = top): score = -rank, as for a 'rank' column
+        if S in columns:
+            msg = (
+                f"The {kind} column mapping names a score ({columns[S]!r}) and a rank "
+                f"({columns[RANK]!r}): map the score or rank, not both."
+            )
+            raise InputError(msg)
+        rank, names = columns[RANK], _names(lf)
+        if names and rank not in names:
+            where = describe(source, kind)
+            raise InputError.missing_columns(kind, [rank], own_columns(names), where, canonical=RANK)
+        columns = {**{k: v for k, v in columns.items() if k != RANK}, S: _RANK_SCORE}
+        lf = lf.with_columns((-pl.col(rank).cast(pl.Float64)).alias(_RANK_SCORE))
+    elif S in needed and S not in (columns or {}):
         lf = _score_from_rank(lf)
     return _map_columns(lf, needed, columns, kind, describe(source, kind))
+
+
+#: A run's mapping key for a column of positions (1 = top) that stands for its score.
+RANK = "rank"
+_RANK_SCORE = "_score_from_rank"
+
+
+def _names(lf: pl.LazyFrame) -> list[str]:
+    """The columns of ``lf`` ([] when its schema cannot be read: the mapping says why)."""
+    try:
+        return lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError):
+        return []
 
 
 def _score_from_rank(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -548,7 +576,8 @@ def read_run(
         Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
         ``pip install 'rankframe[iceberg]'``).
     columns
-        Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``.
+        Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``;
+        ``{"rank": "position"}`` for positions (1 = top) instead of a score: score = -rank.
     storage_options
         For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
         ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
@@ -591,7 +620,8 @@ def read_judged(
         Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
         ``pip install 'rankframe[iceberg]'``).
     columns
-        Map canonical name -> column name, e.g. ``{"score": "pred", "relevance": "clicks"}``.
+        Map canonical name -> column name, e.g. ``{"score": "pred", "relevance": "clicks"}``;
+        ``{"rank": "position"}`` for logged positions (1 = top) instead of a score.
     storage_options
         For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
         ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
