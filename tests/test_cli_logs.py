@@ -8,6 +8,7 @@ by hand in the comments.
 from __future__ import annotations
 
 import io
+import json
 
 import polars as pl
 import pytest
@@ -510,3 +511,27 @@ def test_a_rank_mapping_in_python(tmp_path):
     run = pl.DataFrame({"qid": ["1", "1"], "docno": ["a", "b"], "position": [2, 1]})
     got = rf.read_run(run, columns={"query_id": "qid", "doc_id": "docno", "rank": "position"}).collect()
     assert got.sort("doc_id")["score"].to_list() == [-2.0, -1.0]
+
+
+# ----------------------------------------------------------------- compare's JSON is JSON
+def test_compare_json_has_no_nan_literal(capsys, tmp_path):
+    # a day with one session: its interval is undefined; compare -f json wrote NaN, which
+    # JSON does not have (jq, JSON.parse refuse it), where evaluate -f json writes null
+    (tmp_path / "q.csv").write_text("query_id,doc_id,relevance,day\ns1,a,1,d1\ns2,a,1,d2\ns3,b,1,d2\n")
+    for name, (hi, lo) in {"a": (1, 2), "b": (2, 1)}.items():
+        (tmp_path / f"{name}.csv").write_text(
+            "query_id,doc_id,score,day\n"
+            f"s1,a,{hi},d1\ns1,b,{lo},d1\ns2,a,{hi},d2\ns2,b,{lo},d2\ns3,b,{hi},d2\ns3,a,{lo},d2\n"
+        )
+    rc, out, err = run_cli(capsys, "compare", str(tmp_path / "q.csv"), str(tmp_path / "a.csv"),
+                           str(tmp_path / "b.csv"), "-m", "RR", "--by", "day", "-f", "json")
+    assert rc == 0, err
+
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    doc = json.loads(out, parse_constant=refuse)
+    d1 = [row for row in doc["summary"] if row["day"] == "d1"]
+    # RR on d1 by hand: a ranks b (2) over a (1): a at rank 2 -> 1/2; b ranks a first -> 1
+    got = [(row["run"], row["mean"], row["ci_low"]) for row in d1]
+    assert got == [("a.csv", 0.5, None), ("b.csv", 1.0, None)]
