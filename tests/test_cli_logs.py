@@ -535,3 +535,14 @@ def test_compare_json_has_no_nan_literal(capsys, tmp_path):
     # RR on d1 by hand: a ranks b (2) over a (1): a at rank 2 -> 1/2; b ranks a first -> 1
     got = [(row["run"], row["mean"], row["ci_low"]) for row in d1]
     assert got == [("a.csv", 0.5, None), ("b.csv", 1.0, None)]
+
+
+def test_a_folder_of_csv_files_points_to_a_glob(capsys, tmp_path):
+    folder = tmp_path / "logs"
+    folder.mkdir()
+    for day, frame in daily_logs().items():
+        frame.write_csv(folder / f"day={day}.csv")
+    rc, _, err = run_cli(capsys, "evaluate", "--judged", str(folder), "-m", "RR", *COLS)
+    assert rc == 1
+    assert "holds no '*.parquet' file" in err
+    assert f"'{folder}/*.csv'" in err

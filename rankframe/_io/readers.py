@@ -382,6 +382,10 @@ def _scan_path(
         target = os.path.join(path, "**", "*.parquet")
         if not globlib.glob(target, recursive=True):
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
+            for ext in ("csv", "tsv", "csv.gz", "tsv.gz"):
+                if globlib.glob(os.path.join(path, f"*.{ext}")):  # CSV files are named by a glob
+                    msg += f" For its .{ext} files, give a glob: {os.path.join(path, f'*.{ext}')!r}."
+                    break
             raise InputError(msg)
         return _scan_parquet(target, None), "parquet"
     found = _scan_file(path, kind, None, ids)
