@@ -379,8 +379,9 @@ def read_judged(
     Parameters
     ----------
     source
-        A tabular path (Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars DataFrame or
-        LazyFrame, an Arrow table or a pandas DataFrame.
+        A tabular path (Parquet file/glob/folder, CSV or TSV file or glob such as
+        ``logs/day=*.csv``, Arrow IPC), a Polars DataFrame or LazyFrame, an Arrow table or a
+        pandas DataFrame.
         A URI in object storage of any of these (see ``storage_options``), a Delta Lake
         table (a folder with ``_delta_log``; ``pip install 'rankframe[delta]'``) or an Apache
         Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
