@@ -63,11 +63,14 @@ class InputError(RankframeError):
         source: str | None = None,
         *,
         tried: Sequence[str] = (),
+        canonical: str | None = None,
     ) -> InputError:
         """Build the error for columns that are needed but absent.
 
         Lists the missing and the available columns, the well-known names that were tried, and a
         hint that maps the missing column (to the closest available one when there is one).
+        ``canonical``: the canonical name that the (missing) column was mapped to, which the
+        hint maps instead.
         """
         missing, available = list(missing), list(available)
         # a path stays exactly as given ("bad/x.parquet"); "the run DataFrame" starts a sentence
@@ -81,13 +84,21 @@ class InputError(RankframeError):
         guess = difflib.get_close_matches(missing[0], available, n=1, cutoff=0.4) if missing else []
         example = repr(guess[0]) if guess else "'<column>'"
         param = "qrels_columns={...} and/or run_columns" if role == "judged" else f"{role}_columns"
-        first = missing[0] if missing else "query_id"
+        first = canonical or (missing[0] if missing else "query_id")
         hint = (
             f"Hint: name the column explicitly, e.g. evaluate(..., {param}="
             f"{{{first!r}: {example}}}) or read_{role}(..., columns={{...}})."
         )
         if role in ("interactions", "items", "reference"):  # side inputs: renamed by the user
             hint = f"Hint: rename the column first, e.g. df.rename({{{example}: {first!r}}})."
+        seps = [c for c in (";", "\t", "|") if len(available) == 1 and c in available[0]]
+        if seps:  # one column holding the whole header: a file of another separator
+            sep = "a tab" if seps[0] == "\t" else repr(seps[0])
+            hint = (
+                f"Hint: its fields look separated by {sep}: a .csv file is read as comma-separated "
+                "and a .tsv file as tab-separated; rename a tab-separated file to .tsv, or write "
+                "the file with commas."
+            )
         msg = (
             f"{subject} has no {role} column {', '.join(map(repr, missing))}{tried_txt}. "
             f"Available columns: {', '.join(map(repr, available)) or '(none)'}. {hint}"

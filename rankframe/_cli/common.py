@@ -173,6 +173,14 @@ def _warnings_to_stderr() -> Iterator[list[warnings.WarningMessage]]:
                 print(f"{PROG}: warning: {message}", file=sys.stderr)
 
 
+def _file_name(path: str) -> str:
+    """A run's name from its path: its file name, or a glob's folder (``logs/day=*.parquet``: logs)."""
+    name = Path(path).name
+    if any(c in name for c in "*?[") and Path(path).parent.name:
+        return Path(path).parent.name
+    return name
+
+
 def _run_names(specs: Sequence[str]) -> dict[str, str]:
     """Name each run: ``NAME=PATH`` names it, else its file name (its path when two clash).
 
@@ -194,12 +202,12 @@ def _run_names(specs: Sequence[str]) -> dict[str, str]:
     if twice:
         msg = f"Two runs are named {twice[0]!r} (NAME=PATH): give each run its own name."
         raise UsageError(msg)
-    files = [Path(p).name for p, n in zip(paths, given, strict=True) if n is None]
+    files = [_file_name(p) for p, n in zip(paths, given, strict=True) if n is None]
     clash = len(set(files)) != len(files)
     out: dict[str, str] = {}
     for i, (name, path) in enumerate(zip(given, paths, strict=True)):
         if name is None:
-            name = path if clash else Path(path).name
+            name = path if clash else _file_name(path)
             if name in out or name in explicit:
                 name = f"{name}#{i + 1}"
         out[name] = path
@@ -228,7 +236,8 @@ def _add_column_options(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--run-column", action="append", metavar="CANONICAL=COLUMN",
-        help="your name of a run column, e.g. score=sim or query_id=session (repeatable)",
+        help="your name of a run column, e.g. score=sim or query_id=session (repeatable); "
+        "rank=position for a logged position (1 = top) instead of a score",
     )
 
 
@@ -271,8 +280,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
     _add_column_options(p)
     p.add_argument(
         "--dedupe", choices=("best", "first"), default=None,
-        help="keep one row of each duplicate (query, doc) of a run: the highest-scoring (best) or "
-        "the first; without it duplicates are an error naming how many",
+        help="keep one row of each duplicate (query, doc) of a run (of a --judged log: with its "
+        "label): the highest-scoring (best) or the first; without it duplicates are an error "
+        "naming how many",
     )
     p.add_argument(
         "-m", "--measures", dest="measures", action="extend", nargs="+", metavar="MEASURE",
@@ -396,18 +406,22 @@ def _query_ids(frame: pl.LazyFrame) -> list[str]:
 
 
 def _check_common_queries(
-    qrels: str, runs: Mapping[str, str], storage_options: Mapping[str, str] | None = None
+    qrels: str,
+    runs: Mapping[str, str],
+    storage_options: Mapping[str, str] | None = None,
+    columns: tuple[Mapping[str, str] | None, Mapping[str, str] | None] = (None, None),
 ) -> None:
     """Raise an input error when the qrels and a run have no query id in common.
 
     The message shows the first query ids (sorted) of both sides, where the mismatch is usually
     plain to see (``'1'`` against ``'q1'``, ``'001'`` against ``'1'``). It reads the query ids
     again: callers check only when the evaluation hints at it (warnings, a run with no value).
+    ``columns``: the qrels' and the runs' column mappings (``--qrels-column``, ``--run-column``).
     """
-    judged = _query_ids(read_qrels(qrels, storage_options=storage_options))
+    judged = _query_ids(read_qrels(qrels, columns=columns[0], storage_options=storage_options))
     judged_set = set(judged)
     for name, path in runs.items():
-        ran = _query_ids(read_run(path, storage_options=storage_options))
+        ran = _query_ids(read_run(path, columns=columns[1], storage_options=storage_options))
         if judged_set.isdisjoint(ran):
             which = "the run" if len(runs) == 1 else f"the run {name}"
             msg = (
@@ -424,6 +438,7 @@ def _fail_without_common_queries(
     *,
     some_run_empty: bool,
     storage_options: Mapping[str, str] | None = None,
+    columns: tuple[Mapping[str, str] | None, Mapping[str, str] | None] = (None, None),
 ) -> None:
     """Exit 1 (an :class:`InputError`) when the qrels and a run have no query in common.
 
@@ -438,7 +453,7 @@ def _fail_without_common_queries(
     if not (said or some_run_empty):
         return
     try:
-        _check_common_queries(qrels, runs, storage_options)
+        _check_common_queries(qrels, runs, storage_options, columns)
     except InputError:
         caught.clear()
         raise

@@ -115,6 +115,9 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         _fail_without_common_queries(
             qrels, names, caught, some_run_empty=_some_run_empty(scored, names, "mean"),
             storage_options=storage,
+            columns=(
+                _mapping(args.qrels_column, "--qrels-column"), _mapping(args.run_column, "--run-column")
+            ),
         )
         if fmt == "table":
             text = result.table("text", digits=args.digits) + "\n"

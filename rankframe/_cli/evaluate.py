@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import polars as pl
@@ -44,6 +43,8 @@ from rankframe._cli.common import (
 from rankframe._cli.writers import BINARY_FORMATS, WRITERS, _emit
 from rankframe._engine.evaluate import evaluate
 from rankframe._engine.options import TIE_POLICIES, confidence
+from rankframe._errors import InputError, RankframeError
+from rankframe._io.readers import read_judged
 from rankframe._io.storage import file_uri_path, scheme
 from rankframe._measures import REGISTRY
 from rankframe._measures._names import parse_measures
@@ -79,6 +80,30 @@ _SIDE_WHAT = {
     "items": "the catalogue: item and its category columns",
     "reference": "another run",
 }
+
+
+def _fail_on_empty_judged(
+    frame: pl.DataFrame, judged: str, args: argparse.Namespace, storage: dict[str, str] | None
+) -> None:
+    """Exit 1 (an :class:`InputError`) when the judged log holds no row, rather than print nan.
+
+    Read again (its row count) only when the evaluation has no value but zeros or nan.
+    """
+    values = frame.get_column("value").fill_nan(None).drop_nulls() if "value" in frame.columns else None
+    if values is not None and (values != 0).any():
+        return
+    columns = {**(_mapping(args.qrels_column, "--qrels-column") or {}),
+               **(_mapping(args.run_column, "--run-column") or {})}
+    try:
+        rows = read_judged(judged, columns=columns, storage_options=storage).select(pl.len()).collect().item()
+    except (RankframeError, pl.exceptions.PolarsError, OSError):
+        return  # (the evaluation read it: not to be said here)
+    if rows == 0:
+        msg = (
+            f"The judged input {judged} holds no rows: there is nothing to evaluate. Check the "
+            "job that wrote it, or leave it out of the files given."
+        )
+        raise InputError(msg)
 
 
 def _partitions_arg(text: str) -> int | str:
@@ -201,6 +226,13 @@ def _check_qrels(args: argparse.Namespace) -> tuple[bool, list[Measure]]:
                 f"no QRELS or RUN files, --no-qrels or --prefs beside it (got {given})."
             )
             raise UsageError(msg)
+        if args.partitions == "files":
+            msg = (
+                "--partitions files splits the RUN files of QRELS RUN (a query, or a --by group, "
+                "in one file each); a --judged log is split by --partitions N (hash buckets of "
+                "the query ids) or auto (the default)."
+            )
+            raise UsageError(msg)
         return False, parse_measures(args.measures or list(DEFAULT_MEASURES))
     no_qrels = args.no_qrels or args.prefs is not None
     need = "at least one RUN file" if no_qrels else "a QRELS file and at least one RUN file"
@@ -308,11 +340,14 @@ def _cmd_evaluate(args: argparse.Namespace) -> int:
             _fail_without_common_queries(
                 qrels, names, caught, some_run_empty=_some_run_empty(frame, names),
                 storage_options=storage,
+                columns=(
+                    _mapping(args.qrels_column, "--qrels-column"), _mapping(args.run_column, "--run-column")
+                ),
             )
+    if judged is not None:
+        _fail_on_empty_judged(frame, judged, args, storage)
     if judged is not None and "run" not in frame.columns:
-        # one run: named NAME=FILE, else by the file (a glob by its folder)
-        if judged_name == Path(judged).name and any(c in judged_name for c in "*?["):
-            judged_name = Path(judged).parent.name
+        # one run: named NAME=FILE, else by the file (a glob by its folder: _run_names)
         frame = frame.select(pl.lit(judged_name).alias("run"), pl.all())
     if args.wide and fmt != "table":  # one row per run (group, query), a column per measure
         frame = _wide(frame, measures)

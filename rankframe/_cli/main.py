@@ -108,14 +108,20 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 _API_HINT = re.compile(
-    r"e\.g\. evaluate\(\.\.\., (qrels|run)_columns=\{'(\w+)': ('[^']*'|'<column>')\}\) "
-    r"or read_\w+\(\.\.\., columns=\{\.\.\.\}\)"
+    r"e\.g\. evaluate\(\.\.\., (?:qrels_columns=\{\.\.\.\} and/or )?(qrels|run)_columns="
+    r"\{'(\w+)': ('[^']*'|'<column>')\}\) or read_\w+\(\.\.\., columns=\{\.\.\.\}\)"
 )
+#: The dtype errors' hint (rankframe._engine.checks): ``(run_columns={'score': ...})``.
+_DTYPE_HINT = re.compile(r"\((qrels|run)_columns=\{'(\w+)': \.\.\.\}\)")
 
 
 def _in_flags(message: str) -> str:
-    """An error's hint in the command line's terms: ``--run-column query_id=qid``, not Python."""
-    return _API_HINT.sub(lambda m: f"e.g. --{m[1]}-column {m[2]}={m[3].strip(chr(39))}", message)
+    """An error's hint in the command line's terms: ``--run-column query_id=qid``, not Python.
+
+    A judged log reads either flag; the hints name ``--run-column``.
+    """
+    message = _API_HINT.sub(lambda m: f"e.g. --{m[1]}-column {m[2]}={m[3].strip(chr(39))}", message)
+    return _DTYPE_HINT.sub(lambda m: f"(--{m[1]}-column {m[2]}=COLUMN)", message)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

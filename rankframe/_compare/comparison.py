@@ -10,6 +10,7 @@ CSV, JSON, plots and a self-contained HTML report.
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -146,7 +147,9 @@ class Comparison:
             "confidence": self.confidence, "by": list(self.by), "meta": self.meta,
             "summary": self.summary.to_dicts(), "pairs": self.pairs.to_dicts(),
         }
-        text = json.dumps(doc, indent=2, default=_json_default, allow_nan=True)
+        # JSON has no NaN or Infinity: an undefined value (one query's interval) is null, as
+        # in evaluate's JSON
+        text = json.dumps(_finite(doc), indent=2, default=_json_default, allow_nan=False)
         if path is None:
             return text
         write_atomic(path, text)
@@ -214,6 +217,17 @@ class Comparison:
             return text
         write_atomic(path, text)
         return None
+
+
+def _finite(value: Any) -> Any:
+    """``value`` (dicts and lists of them) with every non-finite float as None."""
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    if isinstance(value, float | np.floating) and not math.isfinite(value):
+        return None
+    return value
 
 
 def _json_default(value: Any) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -59,9 +60,10 @@ def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataT
             detail = " Every value looks like a number stored as text."
     elif dt == pl.Null:
         detail = " The column holds only nulls."
+    param = "run" if role == "judged" else role  # a judged frame's mapping: either one
     msg = (
         f"The {role} column {col!r} in {where} has dtype {dt}; {kind}.{detail} Map the right "
-        f"column ({role}_columns={{{col!r}: ...}}) or cast it, e.g. pl.col({col!r}).cast(pl.{target})."
+        f"column ({param}_columns={{{col!r}: ...}}) or cast it, e.g. pl.col({col!r}).cast(pl.{target})."
     )
     return InputError(msg)
 
@@ -146,15 +148,23 @@ def _duplicates_message(
     sources: Mapping[str, str],
     role: str,
     total: tuple[int, int] | None = None,
+    runs: int = 1,
 ) -> str:
     """The error for duplicate (query, doc) rows: the first ones, and ``total`` (pairs, extra rows).
 
     ``frame``: keys, ``query_id``, ``doc_id``, ``_n`` (the pair's rows) and, where known, the
     first lines (``LINE``, text files) or row indexes (``ROW``, from 0) of each pair.
+    ``runs``: how many runs hold duplicates (``total`` counts them all).
     """
     first = frame.row(0, named=True)
+    path = where
     if "run" in first and first["run"] in sources:
-        where = f"{sources[first['run']]} (run {quote(first['run'])})"
+        path = sources[first["run"]]
+        where = f"{path} (run {quote(first['run'])})"
+    if runs > 1:
+        where = f"{where} and {runs - 1} other run{'s' if runs > 2 else ''}"
+        role = f"{role}s"
+        frame = frame.filter(pl.col("run") == first["run"])  # the examples: the run named
     parts = []
     for r in frame.iter_rows(named=True):
         if r.get(LINE) is not None:
@@ -164,18 +174,25 @@ def _duplicates_message(
         else:
             place = ""
         parts.append(f"({quote(r[Q])}, {quote(r[D])}) x{r['_n']}{place}")
-    col = "score" if role == "run" else "relevance"
+    col = "relevance" if role == "qrels" else "score"
     count = ""
     if total is not None and total[0] > len(parts):
         count = f"{total[0]:,} (query, doc) pairs listed more than once ({total[1]:,} extra rows), e.g. "
     keep = (
         "dedupe='best' (the highest-scoring row; --dedupe best) or 'first' (the first row), or "
-        if role == "run" else ""
+        if role != "qrels" else ""
+    )
+    # files of a glob or a folder (one a day): a query that comes back another day
+    files = any(c in path for c in "*?[") or os.path.isdir(path)
+    by = (
+        " Where a query comes back in another file (another day), make the column that tells "
+        "them apart a breakdown: by=['day'] (--by day)."
+        if files and role != "qrels" else ""
     )
     return (
         f"{where}: duplicate (query, doc) rows in the {role}: {count}{'; '.join(parts)}. trec_eval "
         f"refuses them too; keep one row per (query, doc): {keep}e.g. "
-        f"df.group_by('query_id', 'doc_id').agg(pl.col({col!r}).max())."
+        f"df.group_by('query_id', 'doc_id').agg(pl.col({col!r}).max()).{by}"
     )
 
 
@@ -272,7 +289,8 @@ def _pairs_error(
         return None
     total = sum(f.height for f, _ in found), sum(int(f["_n"].sum()) - f.height for f, _ in found)
     first, where = found[0]
-    return InputError(_duplicates_message(first.head(3), where, sources, role, total))
+    runs = pl.concat([f.select("run") for f, _ in found])["run"].n_unique() if "run" in first.columns else 1
+    return InputError(_duplicates_message(first.head(3), where, sources, role, total, runs))
 
 
 def scans_storage(lf: pl.LazyFrame) -> bool:

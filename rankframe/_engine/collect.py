@@ -238,6 +238,32 @@ def _warn_coverage(prep: Prepared, raw: pl.DataFrame) -> None:
         )
 
 
+def warn_skipped_groups(prep: Prepared, wide: pl.DataFrame) -> None:
+    """Warn of the run's groups that ``empty_queries="skip"`` left without a query.
+
+    Such a group (a day without a click) has no row in the output; said, not dropped silently.
+    One scan of the run's key columns, with ``skip`` and breakdowns only.
+    """
+    keys = [k for k in prep.keys if k != "run"]
+    if prep.opts.empty_queries != "skip" or not keys:
+        return
+    keys = [k for k in prep.keys if k in prep.run.collect_schema().names()]
+    held = prep.run.select(keys).unique().collect()
+    gone = held.join(wide.select(keys).unique(), on=keys, how="anti", nulls_equal=True)
+    gone = gone.drop_nulls().sort(keys)
+    if not gone.height:
+        return
+    first = gone.row(0, named=True)
+    example = ", ".join(f"{k} {first[k]!r}" for k in keys)
+    one = gone.height == 1
+    warn(
+        f"{gone.height} ({', '.join(keys)}) group{'' if one else 's'} "
+        f"{'has' if one else 'have'} no query with a relevant judgment (grade >= "
+        f"{prep.opts.relevance_level}) and {'is' if one else 'are'} left out "
+        f"(empty_queries='skip', --empty-queries skip), e.g. {example}."
+    )
+
+
 def report_progress(label: str, raw: pl.DataFrame, seconds: float, total: float | None = None) -> None:
     """One progress line on stderr: the ranked rows and queries of a collected plan, its time."""
     rows = raw[N_RET].sum()

@@ -12,7 +12,7 @@ import polars as pl
 
 from rankframe._engine import memory
 from rankframe._engine.checks import refuse_duplicates, scans_storage
-from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query
+from rankframe._engine.collect import _long, per_query_wide, warn_population_per_query, warn_skipped_groups
 from rankframe._engine.collect import aggregate as _aggregate
 from rankframe._engine.hits import JudgmentCache, hits_level
 from rankframe._engine.memory_guard import check_text, converts_memory_error
@@ -21,7 +21,7 @@ from rankframe._engine.plan import per_query_plan
 from rankframe._engine.prepare import MeasureSpec, _describe, _named_runs, _qrels_keys, _read_run, prepare
 from rankframe._engine.sides_plan import run_only
 from rankframe._engine.subtopics_plan import evaluate_subtopics, is_subtopic
-from rankframe._errors import warn
+from rankframe._errors import InputError, warn
 from rankframe._io import trec_text
 from rankframe._io.atomic import atomic_path, check_destination
 from rankframe._io.ecosystem import resolve, resolve_runs
@@ -209,7 +209,8 @@ def evaluate(
         columns); ``"best"`` keeps the highest-scoring row of each (run, breakdowns..., query,
         doc), ``"first"`` the first one (in file order for text files, whose lines are known;
         else in the frame's order). Rows with a missing or non-finite score are kept, so that
-        the checks name them.
+        the checks name them. A judged frame is deduplicated whole: the row kept brings its
+        own grade.
 
     Returns
     -------
@@ -261,6 +262,12 @@ def evaluate(
             )
             raise ValueError(msg)
         sides = read_sides(interactions, items, reference, storage_options=storage_options)
+    if partitions == "files" and judged is not None:
+        msg = (
+            "partitions='files' splits the run's files (qrels and a run); a judged frame is "
+            "split by partitions=N (hash buckets of the query ids) or 'auto'."
+        )
+        raise InputError(msg)
     if partitions == "files":
         require_local_files(run)
     # the IR ecosystem's objects (pytrec_eval dicts, ir_measures records, ranx, Arrow streams)
@@ -370,6 +377,7 @@ def evaluate(
         wide = evaluate_parts(
             prep, partitions, run=run_path, reprepare=reprepare, progress=progress, output=output
         )
+    warn_skipped_groups(prep, wide)
     if per_query:
         warn_population_per_query(prep.measures)
         return _long(wide, prep.measures, [*prep.keys, Q])

@@ -88,13 +88,15 @@ def _hash_parts(prep: Prepared, n: int) -> Iterator[tuple[str, Prepared]]:
         yield f"bucket {i + 1}/{n}", bucket(prep, i, n)
 
 
-def query_owners(runs: list[pl.LazyFrame], files: list[str], keys: list[str] | None = None) -> pl.DataFrame:
+def query_owners(
+    runs: list[pl.LazyFrame], files: list[str], keys: list[str] | None = None, why: str | None = None
+) -> pl.DataFrame:
     """``keys..., query_id, _part_index``: the run file holding each (group, query).
 
     ``keys``: the run's group keys (its ``run`` column and breakdowns): a query may then be in
     several files as long as each of its groups is in one (one file per day, with the day a
     breakdown). One scan of the files' ids. Raises :class:`InputError` when a (group,) query
-    is in two files.
+    is in two files; ``why`` ends its message in place of the hint to pass a breakdown.
     """
     on = [*(keys or []), Q]
     held = pl.collect_all([run.select(on).unique() for run in runs])
@@ -106,8 +108,9 @@ def query_owners(runs: list[pl.LazyFrame], files: list[str], keys: list[str] | N
         a, b = (files[i] for i in twice[_PART])
         group = "".join(f", {k} {twice[k][0]!r}" for k in keys or [])
         by = (
-            "" if keys else " When each file holds whole groups of a breakdown (one file per "
-            "day), pass that breakdown (by=['day'], --by day): the groups then need one file each."
+            "" if keys else f" {why}" if why else " When each file holds whole groups of a "
+            "breakdown (one file per day), pass that breakdown (by=['day'], --by day): the groups "
+            "then need one file each."
         )
         msg = (
             f"Query {twice[Q][0]!r}{group} is in two run files, {a!r} and {b!r}: "
@@ -124,10 +127,19 @@ def _file_parts(
     parts = [reprepare(path) for path in files]
     qkeys = [k for k in prep.keys if k in prep.qrels.collect_schema().names()]
     # a query may span files by its groups when every key is a breakdown of the run alone (a
-    # group's queries are those it holds: no file scores another's); with a run name or a
-    # breakdown of the qrels, complete=True owes each group its judged queries: one file each
-    own = bool(prep.keys) and not qkeys and "run" not in prep.keys
+    # group's queries are those it holds: no file scores another's); with a breakdown of the
+    # qrels, or several runs under complete=True, each group (run) is owed its judged queries
+    # that it lacks, which each file holding the query would score again: one file each. One
+    # run (the command names it: a constant 'run' key) is owed those only in the last part.
+    own = bool(prep.keys) and not qkeys
     owner = query_owners([p.run for p in parts], files, prep.keys if own else None)
+    if own and "run" in prep.keys and prep.opts.complete and owner["run"].n_unique() > 1:
+        why = (
+            "Several runs under complete=True (-c) are each owed the judged queries they lack, "
+            "which every file holding the query would score again: without -c, or with "
+            "partitions=N, the files may share queries by their breakdown groups."
+        )
+        owner = query_owners([p.run for p in parts], files, None, why)
     # the judgments split the same way in one pass (not one scan of them per file): a query's
     # judgments go to each file holding it; those of queries no file holds to a part of their
     # own (-1)

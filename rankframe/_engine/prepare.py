@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
@@ -223,6 +224,10 @@ def prepare(
         run_where = qrels_where = _describe(judged, "judged")
         frame = read_judged(judged, columns={**(qrels_columns or {}), **(run_columns or {})})
         frame = _check_dtypes(frame, "judged", run_where)
+        if opts.dedupe is not None:  # one row per impression: its score and its label, together
+            names = frame.collect_schema().names()
+            wanted = ["run", *([] if isinstance(by, str) else by or ())]
+            frame = _dedupe(frame, [k for k in wanted if k in names], opts.dedupe)
         run_lf = frame.filter(pl.col(S).is_not_null())
         qrels_lf = frame.filter(pl.col(REL).is_not_null())
     elif qrels is None and run is not None and opts.target is None and no_judgments_needed(parsed):
@@ -278,8 +283,23 @@ def prepare(
             )
             raise InputError(msg)
         if col not in names:
+            # (the mappings were checked as they were read: dicts)
+            mapped = {**(qrels_columns or {}), **(run_columns or {})} if judged is not None else (
+                run_columns or {}
+            )
+            canon = next((k for k, v in mapped.items() if v == col), None)
+            if canon is not None:
+                msg = (
+                    f"The breakdown column {col!r} (by=...) is the run's {canon} column (mapped: "
+                    f"{canon}={col}); breakdowns are other columns of the run, such as 'locale'."
+                )
+                raise InputError(msg)
+            close = difflib.get_close_matches(col, own_columns(names), n=1, cutoff=0.6) or [
+                n for n in own_columns(names) if n.lower() == col.lower()
+            ]
+            hint = f" Did you mean {close[0]!r}?" if close else ""
             msg = (
-                f"The breakdown column {col!r} (by=...) is not in the run ({run_where}). "
+                f"The breakdown column {col!r} (by=...) is not in the run ({run_where}).{hint} "
                 f"Available columns: {', '.join(map(repr, own_columns(names)))}."
             )
             raise InputError(msg)
@@ -287,7 +307,7 @@ def prepare(
             keys.append(col)
     if opts.target is not None:
         _check_target(run_lf, opts.target, run_where)
-    if opts.dedupe is not None:
+    if opts.dedupe is not None and judged is None:  # (a judged frame: deduplicated whole, above)
         run_lf = _dedupe(run_lf, keys, opts.dedupe)
     if opts.ties == "input":
         run_lf = run_lf.with_row_index("_order")

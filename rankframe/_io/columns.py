@@ -160,7 +160,7 @@ def column_renames(
         if canon in mapping:
             src = mapping[canon]
             if src not in names:
-                raise InputError.missing_columns(kind, [src], own_columns(names), where)
+                raise InputError.missing_columns(kind, [src], own_columns(names), where, canonical=canon)
         else:
             src = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
             if src is None:

@@ -5,15 +5,14 @@ qrels -> ``query_id, doc_id, relevance`` (+ extra columns); run -> ``query_id, d
 Parquet (file, glob, folder with hive partitions), CSV/TSV, Arrow IPC, Arrow tables and datasets,
 Polars DataFrame/LazyFrame, pandas.
 
-Text sources (TREC, CSV/TSV) carry a ``line_no`` column with the real line number in the file,
-so that validation errors can name the line; it is dropped by projection pushdown everywhere
-else.
+Text sources (TREC, CSV/TSV: :mod:`rankframe._io.tables`) carry a ``line_no`` column with the
+real line number in the file, so that validation errors can name the line; it is dropped by
+projection pushdown everywhere else.
 """
 
 from __future__ import annotations
 
 import glob as globlib
-import gzip
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -23,7 +22,6 @@ import polars as pl
 from rankframe._errors import InputError
 from rankframe._io.columns import (
     DEFAULT_NAMES,
-    LINE,
     REL,
     D,
     Q,
@@ -32,6 +30,7 @@ from rankframe._io.columns import (
     _is_pathlike,
     _map_columns,
     describe,
+    own_columns,
 )
 from rankframe._io.ecosystem import is_foreign, resolve
 from rankframe._io.storage import (
@@ -51,70 +50,28 @@ from rankframe._io.storage import (
     suffixes,
     with_storage,
 )
-from rankframe._io.trec_text import is_utf8, is_utf8_file, latin1_bytes, read_trec_qrels, read_trec_run
-
-
-def _scan_csv(
-    path: str, separator: str, compressed: bool, storage_options: Mapping[str, Any] | None = None
-) -> pl.LazyFrame:
-    options: dict[str, Any] = {
-        "separator": separator,
-        "infer_schema_length": None,  # look at every row: a late "abc" makes the column String
-        "row_index_name": LINE,
-        "row_index_offset": 2,  # the header is line 1
-    }
-    if storage_options is not None:
-        options["storage_options"] = storage_options
-    local = scheme(path) is None and not any(c in path for c in "*?[")
-    if local and not compressed and os.path.isfile(path) and not is_utf8_file(path):
-        return _read_csv_bytes(path, options)
-    if compressed:
-        try:
-            return pl.read_csv(path, **options).lazy()
-        except pl.exceptions.ComputeError as exc:
-            if local and "utf-8" in str(exc).lower() and suffixes(path)[-1] == ".gz":
-                return _read_csv_bytes(path, options)
-            raise
-    return pl.scan_csv(path, **options)
-
-
-def _read_csv_bytes(path: str, options: Mapping[str, Any]) -> pl.LazyFrame:
-    """A CSV/TSV file that is not UTF-8: its text columns keep their bytes where they are not UTF-8.
-
-    Polars reads UTF-8 only; the file is read as Latin-1 (one character per byte, the
-    separators and quotes unchanged), then each text column is given back its bytes: a column
-    holding bytes that are not UTF-8 becomes Binary (ids as trec_eval reads them), the
-    others stay String.
-    """
-    with open(path, "rb") as f:
-        data = f.read()
-    if path.endswith(".gz"):
-        data = gzip.decompress(data)
-    frame = pl.read_csv(data.decode("latin-1").encode(), **options)
-    columns = []
-    for name, dtype in frame.schema.items():
-        if dtype != pl.String:
-            continue
-        if frame[name].str.contains(r"[^\x00-\x7F]").any():
-            raw = latin1_bytes(frame[name])  # a line feed between values: no sequence spans two
-            columns.append(raw if not is_utf8(b"\n".join(raw.drop_nulls())) else raw.cast(pl.String))
-    return frame.with_columns(columns).lazy()
+from rankframe._io.tables import IdColumns, _scan_csv, _scan_csv_glob, _scan_parquet, id_columns
+from rankframe._io.trec_text import read_trec_qrels, read_trec_run
 
 
 def _scan_file(
-    path: str, kind: str, options: Mapping[str, Any] | None
+    path: str, kind: str, options: Mapping[str, Any] | None, ids: IdColumns | None = None
 ) -> tuple[pl.LazyFrame, str] | None:
     """A tabular file or glob, local or a URI, by its name's suffix; None for other names."""
     sfx = suffixes(path)
     compressed = bool(sfx) and sfx[-1] in (".gz", ".bz2", ".xz", ".zst")
     if is_iceberg_metadata(path):
         return scan_iceberg(path, options, kind, path), "iceberg"
-    if any(c in path for c in "*?[") or ".parquet" in sfx or ".pq" in sfx:
-        return pl.scan_parquet(path, hive_partitioning=True, storage_options=options), "parquet"
+    is_glob = any(c in path for c in "*?[")
+    if is_glob and scheme(path) is None and (".csv" in sfx or ".tsv" in sfx):
+        fmt = "csv" if ".csv" in sfx else "tsv"
+        return _scan_csv_glob(path, "," if fmt == "csv" else "\t", kind, ids), fmt
+    if is_glob or ".parquet" in sfx or ".pq" in sfx:
+        return _scan_parquet(path, options), "parquet"
     if ".csv" in sfx:
-        return _scan_csv(path, ",", compressed, options), "csv"
+        return _scan_csv(path, ",", compressed, options, ids), "csv"
     if ".tsv" in sfx:
-        return _scan_csv(path, "\t", compressed, options), "tsv"
+        return _scan_csv(path, "\t", compressed, options, ids), "tsv"
     if ".arrow" in sfx or ".ipc" in sfx or ".feather" in sfx:
         return pl.scan_ipc(path, storage_options=options), "ipc"
     return None
@@ -134,7 +91,9 @@ def _scan_text(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple
     raise InputError(msg)
 
 
-def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[pl.LazyFrame, str]:
+def _scan_uri(
+    path: str, kind: str, options: Mapping[str, Any] | None, ids: IdColumns | None = None
+) -> tuple[pl.LazyFrame, str]:
     """Scan a URI (``s3://``, ``gs://``, ``az://``, ``hf://``, ``https://``...) with Polars.
 
     The format comes from the name; a name without a file suffix (or ending with ``/``) is
@@ -142,7 +101,7 @@ def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[
     schema is read here, so that a missing object or bad credentials fail clearly.
     """
     with guard(kind, path):
-        found = _scan_file(path, kind, options)
+        found = _scan_file(path, kind, options, ids)
         if found is not None:
             return checked(found[0], kind, path), found[1]
         if may_be_folder(path):
@@ -155,15 +114,16 @@ def _scan_uri(path: str, kind: str, options: Mapping[str, Any] | None) -> tuple[
 
 
 def _scan_path(
-    path: str, kind: str, storage_options: Mapping[str, Any] | None = None
+    path: str, kind: str, storage_options: Mapping[str, Any] | None = None, ids: IdColumns | None = None
 ) -> tuple[pl.LazyFrame, str]:
     """Scan a file, glob, folder or URI; return the frame and a description of the format.
 
     ``storage_options`` apply to URIs (credentials, region, endpoint), which Polars reads.
+    ``ids`` names the id columns that a CSV/TSV file gives as text (not inferred as numbers).
     """
     path = file_uri_path(path)
     if scheme(path) is not None:
-        return _scan_uri(path, kind, storage_options)
+        return _scan_uri(path, kind, storage_options, ids)
     if any(c in path for c in "*?["):
         if not globlib.glob(path, recursive=True):
             msg = f"No file matches the {kind} pattern {path!r} (working directory: {os.getcwd()})."
@@ -184,9 +144,13 @@ def _scan_path(
         target = os.path.join(path, "**", "*.parquet")
         if not globlib.glob(target, recursive=True):
             msg = f"The {kind} folder {path!r} holds no '*.parquet' file."
+            for ext in ("csv", "tsv", "csv.gz", "tsv.gz"):
+                if globlib.glob(os.path.join(path, f"*.{ext}")):  # CSV files are named by a glob
+                    msg += f" For its .{ext} files, give a glob: {os.path.join(path, f'*.{ext}')!r}."
+                    break
             raise InputError(msg)
-        return pl.scan_parquet(target, hive_partitioning=True), "parquet"
-    found = _scan_file(path, kind, None)
+        return _scan_parquet(target, None), "parquet"
+    found = _scan_file(path, kind, None, ids)
     if found is None:
         return _scan_text(path, kind, None)
     if not any(c in path for c in "*?[") and not os.path.isfile(path):
@@ -199,9 +163,9 @@ def _scan_path(
     return found
 
 
-def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
+def _to_lazy(source: Source, kind: str, ids: IdColumns | None = None) -> tuple[pl.LazyFrame, str]:
     if isinstance(source, StoragePath):  # a path with storage options (rankframe._io.storage)
-        return _scan_path(source.path, kind, source.options)
+        return _scan_path(source.path, kind, source.options, ids)
     if is_iceberg_table(source):
         return scan_iceberg(source, None, kind, describe(source, kind)), "Iceberg table"
     if isinstance(source, pl.LazyFrame):
@@ -210,7 +174,7 @@ def _to_lazy(source: Source, kind: str) -> tuple[pl.LazyFrame, str]:
         return source.lazy(), "DataFrame"
     if _is_pathlike(source):
         try:
-            return _scan_path(os.fspath(source), kind)
+            return _scan_path(os.fspath(source), kind, None, ids)
         except (pl.exceptions.PolarsError, OSError) as exc:
             raise InputError.unreadable(kind, os.fspath(source), exc) from exc
     if is_foreign(source):  # pytrec_eval dicts, ir_measures records, ranx, Arrow streams
@@ -263,10 +227,37 @@ def _read(
     storage_options: Mapping[str, str] | None = None,
 ) -> pl.LazyFrame:
     source = with_storage(source, storage_options)
-    lf, _ = _to_lazy(source, kind)
-    if S in needed and S not in (columns or {}):
+    lf, _ = _to_lazy(source, kind, id_columns(needed, columns))
+    if S in needed and isinstance(columns, Mapping) and RANK in columns:
+        # a position logged instead of a score (1 = top): score = -rank, as for a 'rank' column
+        if S in columns:
+            msg = (
+                f"The {kind} column mapping names a score ({columns[S]!r}) and a rank "
+                f"({columns[RANK]!r}): map the score or rank, not both."
+            )
+            raise InputError(msg)
+        rank, names = columns[RANK], _names(lf)
+        if names and rank not in names:
+            where = describe(source, kind)
+            raise InputError.missing_columns(kind, [rank], own_columns(names), where, canonical=RANK)
+        columns = {**{k: v for k, v in columns.items() if k != RANK}, S: _RANK_SCORE}
+        lf = lf.with_columns((-pl.col(rank).cast(pl.Float64)).alias(_RANK_SCORE))
+    elif S in needed and S not in (columns or {}):
         lf = _score_from_rank(lf)
     return _map_columns(lf, needed, columns, kind, describe(source, kind))
+
+
+#: A run's mapping key for a column of positions (1 = top) that stands for its score.
+RANK = "rank"
+_RANK_SCORE = "_score_from_rank"
+
+
+def _names(lf: pl.LazyFrame) -> list[str]:
+    """The columns of ``lf`` ([] when its schema cannot be read: the mapping says why)."""
+    try:
+        return lf.collect_schema().names()
+    except (pl.exceptions.PolarsError, OSError):
+        return []
 
 
 def _score_from_rank(lf: pl.LazyFrame) -> pl.LazyFrame:
@@ -315,10 +306,11 @@ def read_qrels(
     -------
     polars.LazyFrame
         ``query_id``, ``doc_id``, ``relevance`` and any extra columns. TREC text gives string
-        ids, Int64 grades and ``line_no`` (the line in the file); other sources keep their dtypes
-        (integer ids stay integers). Ids are bytes as trec_eval reads them: a TREC, CSV or TSV
-        file that is not UTF-8 gives Binary ids (each id's own bytes), never replaced
-        characters.
+        ids, Int64 grades and ``line_no`` (the line in the file); CSV/TSV ids are integers only
+        where each is an integer's own text (``'007'`` stays text: it is not ``7``); other
+        sources keep their dtypes (integer ids stay integers). Ids are bytes as trec_eval
+        reads them: a TREC, CSV or TSV file that is not UTF-8 gives Binary ids (each id's own
+        bytes), never replaced characters.
 
     Examples
     --------
@@ -350,7 +342,8 @@ def read_run(
         Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
         ``pip install 'rankframe[iceberg]'``).
     columns
-        Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``.
+        Map canonical name -> column name, e.g. ``{"query_id": "qid", "score": "sim"}``;
+        ``{"rank": "position"}`` for positions (1 = top) instead of a score: score = -rank.
     storage_options
         For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
         ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
@@ -386,14 +379,16 @@ def read_judged(
     Parameters
     ----------
     source
-        A tabular path (Parquet file/glob/folder, CSV, TSV, Arrow IPC), a Polars DataFrame or
-        LazyFrame, an Arrow table or a pandas DataFrame.
+        A tabular path (Parquet file/glob/folder, CSV or TSV file or glob such as
+        ``logs/day=*.csv``, Arrow IPC), a Polars DataFrame or LazyFrame, an Arrow table or a
+        pandas DataFrame.
         A URI in object storage of any of these (see ``storage_options``), a Delta Lake
         table (a folder with ``_delta_log``; ``pip install 'rankframe[delta]'``) or an Apache
         Iceberg table (a ``pyiceberg`` Table or its ``.../metadata/*.metadata.json`` path;
         ``pip install 'rankframe[iceberg]'``).
     columns
-        Map canonical name -> column name, e.g. ``{"score": "pred", "relevance": "clicks"}``.
+        Map canonical name -> column name, e.g. ``{"score": "pred", "relevance": "clicks"}``;
+        ``{"rank": "position"}`` for logged positions (1 = top) instead of a score.
     storage_options
         For paths in object storage (``s3://``, ``gs://``, ``az://``, ``abfss://``, ``hf://``,
         ``https://``...): the options Polars reads them with, e.g. ``{"aws_access_key_id": ...,
