@@ -406,7 +406,9 @@ cases("CSV/TSV", "run", [
     ("run-csv-duplicate-pair", text("qid,docno,score\nq1,a,1.0\nq1,a,2.0\n", ".csv"),
      r"{path}.*duplicate \(query, doc\) rows in the run: \('q1', 'a'\) x2 \(lines 2, 3\)"),
     ("run-csv-header-only", text("qid,docno,score\n", ".csv"),
-     r"The run column 'score' in {path} has dtype String; .* holds no value"),
+     r"The run column 'score' in {path} has dtype String; .* holds no value: {path} has no data rows"),
+    ("run-csv-null-scores", text("qid,docno,score\nq1,a,\nq1,b,\n", ".csv"),
+     r"The run column 'score' in {path} has dtype String; .* holds no value \(only nulls\)"),
     ("run-csv-empty-file", text("", ".csv"), r"Cannot read the run input {path}"),
     # not UTF-8: read byte for byte (ids of bytes), where its header of control bytes fails
     ("run-csv-binary-garbage", raw(bytes(range(256)), ".csv"), r"Cannot read the run input {path}"),

@@ -25,16 +25,21 @@ if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
 
 
-def _first_unparsable(lf: pl.LazyFrame, col: str, dtype: pl.DataType) -> tuple[dict[str, Any] | None, int]:
-    """The first row whose ``col`` does not convert to ``dtype`` (line if known); the count of values."""
+def _first_unparsable(
+    lf: pl.LazyFrame, col: str, dtype: pl.DataType
+) -> tuple[dict[str, Any] | None, int, int]:
+    """The first row whose ``col`` does not convert to ``dtype`` (line if known), then counts.
+
+    The counts: of the column's values (not null), and of the rows.
+    """
     pos = [LINE] if LINE in lf.collect_schema().names() else []
     bad, count = pl.collect_all([
         lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
         .select(*pos, col)
         .head(1),
-        lf.select(pl.col(col).is_not_null().sum().alias("_n")),
+        lf.select(pl.col(col).is_not_null().sum().alias("_n"), pl.len().alias("_rows")),
     ])
-    return (bad.row(0, named=True) if bad.height else None), int(count.item())
+    return (bad.row(0, named=True) if bad.height else None), int(count["_n"][0]), int(count["_rows"][0])
 
 
 def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataType) -> InputError:
@@ -45,17 +50,19 @@ def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataT
     detail = ""
     if dt == pl.String and col in (S, REL):
         try:
-            row, values = _first_unparsable(lf, col, pl.Float64)
+            row, values, rows = _first_unparsable(lf, col, pl.Float64)
         except (pl.exceptions.PolarsError, OSError) as exc:  # a CSV malformed past its header
             return InputError.unreadable(role, where, exc)
         if row is not None:
             place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
             detail = f" First value that is not a number: {quote(row[col])}{place}."
-        elif not values:
+        elif not rows:
             detail = (
-                " The column holds no value (no data rows, or only nulls), so its type could not "
-                "be inferred."
+                f" The column holds no value: {where} has no data rows (a header only?), so its "
+                "type could not be inferred, and there is nothing to evaluate."
             )
+        elif not values:
+            detail = " The column holds no value (only nulls), so its type could not be inferred."
         else:
             detail = " Every value looks like a number stored as text."
     elif dt == pl.Null:
