@@ -546,3 +546,34 @@ def test_a_folder_of_csv_files_points_to_a_glob(capsys, tmp_path):
     assert rc == 1
     assert "holds no '*.parquet' file" in err
     assert f"'{folder}/*.csv'" in err
+
+
+# ------------------------------------------------------ one judged log, its two column mappings
+def test_a_judged_column_mapped_two_ways_is_refused(capsys, tmp_path):
+    # both flags map the one log's columns: query_id to 'session' by --qrels-column and to 'user'
+    # by --run-column took the run's ('user') silently; the same name by both is fine
+    log = tmp_path / "log.csv"
+    log.write_text("session,user,item,model_score,click\ns1,u1,a,0.9,0\ns1,u1,b,0.8,1\ns2,u1,c,0.5,1\n")
+    rest = ["--run-column", "doc_id=item", "--run-column", "score=model_score",
+            "--qrels-column", "relevance=click"]
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "-q", "-f", "csv",
+                           "--qrels-column", "query_id=session", "--run-column", "query_id=user", *rest)
+    assert rc == 1
+    assert "query_id is mapped twice: to 'session' by the qrels mapping" in err
+    assert "'user' by the run mapping" in err
+    rc, out, err = run_cli(capsys, "evaluate", "--judged", str(log), "-m", "RR", "-q", "-f", "csv",
+                           "--qrels-column", "query_id=session", "--run-column", "query_id=session", *rest)
+    assert rc == 0, err
+    assert per_query(out) == {"s1": 0.5, "s2": 1.0}  # s1: b clicked at rank 2; s2: c at rank 1
+
+
+def test_a_judged_frame_mapped_two_ways_is_refused_by_the_api():
+    import rankframe as rf
+
+    log = pl.DataFrame({"session": ["s1"], "user": ["u1"], "doc_id": ["a"], "score": [1.0], "relevance": [1]})
+    with pytest.raises(rf.InputError, match="query_id is mapped twice"):
+        rf.evaluate(judged=log, measures=["RR"], qrels_columns={"query_id": "session"},
+                    run_columns={"query_id": "user"})
+    same = rf.evaluate(judged=log, measures=["RR"], qrels_columns={"query_id": "session"},
+                       run_columns={"query_id": "session"})
+    assert same["value"].to_list() == [1.0]

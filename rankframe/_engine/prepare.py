@@ -22,7 +22,7 @@ from rankframe._engine.sides_plan import (
     run_only,
 )
 from rankframe._errors import InputError, warn
-from rankframe._io.columns import LINE, Source, cast_id, describe, own_columns
+from rankframe._io.columns import LINE, Source, cast_id, check_mapping, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._io.sides import ROLES, Sides
@@ -176,6 +176,35 @@ def _warn_weight_by_another_name(sides: Sides, measures: list[Measure]) -> None:
         )
 
 
+
+def judged_columns(
+    qrels_columns: Mapping[str, str] | None, run_columns: Mapping[str, str] | None
+) -> dict[str, str]:
+    """The column mapping of a judged frame: both mappings read one frame, so they must agree.
+
+    Examples
+    --------
+    >>> judged_columns({"relevance": "click"}, {"score": "model_score"})
+    {'relevance': 'click', 'score': 'model_score'}
+    >>> judged_columns({"query_id": "session"}, {"query_id": "user"})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    rankframe._errors.InputError: The judged frame's query_id is mapped twice: to 'session' by ...
+    """
+    for mapping, name in ((qrels_columns, "qrels_columns"), (run_columns, "run_columns")):
+        if mapping is not None and not isinstance(mapping, Mapping):
+            check_mapping(mapping, name)  # (raises: not a dict; keys are checked as it is read)
+    qrels_columns, run_columns = dict(qrels_columns or {}), dict(run_columns or {})
+    for key, value in qrels_columns.items():
+        other = run_columns.get(key, value)
+        if other != value:
+            msg = (
+                f"The judged frame's {key} is mapped twice: to {value!r} by the qrels mapping "
+                f"(qrels_columns, --qrels-column) and to {other!r} by the run mapping (run_columns, "
+                "--run-column). A judged frame is one table: map its column once."
+            )
+            raise InputError(msg)
+    return {**qrels_columns, **run_columns}
+
 def prepare(
     qrels: Source | None,
     run: Source | None,
@@ -222,7 +251,7 @@ def prepare(
             msg = "Pass either qrels and run, or judged=..., not both."
             raise InputError(msg)
         run_where = qrels_where = _describe(judged, "judged")
-        frame = read_judged(judged, columns={**(qrels_columns or {}), **(run_columns or {})})
+        frame = read_judged(judged, columns=judged_columns(qrels_columns, run_columns))
         frame = _check_dtypes(frame, "judged", run_where)
         if opts.dedupe is not None:  # one row per impression: its score and its label, together
             names = frame.collect_schema().names()
@@ -284,7 +313,7 @@ def prepare(
             raise InputError(msg)
         if col not in names:
             # (the mappings were checked as they were read: dicts)
-            mapped = {**(qrels_columns or {}), **(run_columns or {})} if judged is not None else (
+            mapped = judged_columns(qrels_columns, run_columns) if judged is not None else (
                 run_columns or {}
             )
             canon = next((k for k, v in mapped.items() if v == col), None)
