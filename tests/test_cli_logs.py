@@ -580,18 +580,38 @@ def test_a_judged_frame_mapped_two_ways_is_refused_by_the_api():
 
 
 # ----------------------------------------------- --dedupe first across the files of a CSV glob
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect: a CSV glob's line numbers are each file's own, so --dedupe first keeps "
-    "the pair's row of the smallest line number in any file, not the first in file order",
-)
 def test_dedupe_first_keeps_the_first_row_in_file_order(capsys, tmp_path):
     # day1 lists a at line 5 (score 1: rank 4 of 4); day2 lists a at line 2 (score 10). The
-    # first row in the glob's order is day1's: a ranks 4th, RR 1/4 (day2's row gives RR 1)
+    # first row in the glob's order is day1's: a ranks 4th, RR 1/4. Each file's own line
+    # numbers decided before: day2's line 2 was kept (RR 1), and the duplicate error said
+    # "lines 2, 5" without the files.
     (tmp_path / "day1.csv").write_text("query_id,doc_id,score\nq1,x,9\nq1,y,8\nq1,z,7\nq1,a,1\n")
     (tmp_path / "day2.csv").write_text("query_id,doc_id,score\nq1,a,10\n")
     (tmp_path / "q.csv").write_text("query_id,doc_id,relevance\nq1,a,1\n")
-    rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), str(tmp_path / "day*.csv"),
+    glob = str(tmp_path / "day*.csv")
+    rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), glob,
                            "-m", "RR", "-q", "-f", "csv", "--dedupe", "first")
     assert rc == 0, err
     assert per_query(out) == {"q1": 0.25}
+    rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), glob,
+                           "-m", "RR", "-q", "-f", "csv", "--dedupe", "best")
+    assert rc == 0, err
+    assert per_query(out) == {"q1": 1.0}  # day2's score 10 ranks a first
+    rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), glob, "-m", "RR")
+    assert rc == 1
+    day1, day2 = tmp_path / "day1.csv", tmp_path / "day2.csv"
+    assert f"('q1', 'a') x2 ({day1}, line 5; {day2}, line 2)" in err
+
+
+def test_errors_in_one_file_of_a_csv_glob_name_that_file(capsys, tmp_path):
+    (tmp_path / "day1.csv").write_text("query_id,doc_id,score\nq1,x,9\nq1,a,1\n")
+    (tmp_path / "day2.csv").write_text("query_id,doc_id,score\nq1,b,3\nq1,c,inf\n")
+    (tmp_path / "q.csv").write_text("query_id,doc_id,relevance\nq1,a,1\n")
+    glob = str(tmp_path / "day*.csv")
+    rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), glob, "-m", "RR")
+    assert rc == 1
+    assert f"{tmp_path / 'day2.csv'}, line 3: the score of query 'q1', doc 'c' is inf" in err
+    (tmp_path / "day2.csv").write_text("query_id,doc_id,score\nq1,b,3\nq1,c,zz\n")
+    rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), glob, "-m", "RR")
+    assert rc == 1
+    assert f"First value that is not a number: 'zz' ({tmp_path / 'day2.csv'}, line 3)" in err

@@ -19,7 +19,7 @@ from rankframe._engine.options import (
     S,
 )
 from rankframe._errors import InputError, at, quote
-from rankframe._io.columns import LINE, own_columns
+from rankframe._io.columns import FILE, LINE, own_columns
 
 if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
@@ -32,7 +32,8 @@ def _first_unparsable(
 
     The counts: of the column's values (not null), and of the rows.
     """
-    pos = [LINE] if LINE in lf.collect_schema().names() else []
+    names = lf.collect_schema().names()
+    pos = [c for c in (FILE, LINE) if c in names] if LINE in names else []
     bad, count = pl.collect_all([
         lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
         .select(*pos, col)
@@ -54,7 +55,7 @@ def _wrong_dtype(lf: pl.LazyFrame, role: str, where: str, col: str, dt: pl.DataT
         except (pl.exceptions.PolarsError, OSError) as exc:  # a CSV malformed past its header
             return InputError.unreadable(role, where, exc)
         if row is not None:
-            place = f" ({at(where, row[LINE])})" if row.get(LINE) is not None else ""
+            place = f" ({at(row.get(FILE) or where, row[LINE])})" if row.get(LINE) is not None else ""
             detail = f" First value that is not a number: {quote(row[col])}{place}."
         elif not rows:
             detail = (
@@ -100,8 +101,8 @@ def _place(row: Mapping[str, Any], where: str, sources: Mapping[str, str], colum
     """Where a bad row is: the file and line for text inputs, else the source and the column."""
     if "run" in row and row["run"] in sources:
         where = f"{sources[row['run']]} (run {quote(row['run'])})"
-    if row.get(LINE) is not None:
-        return at(where, row[LINE])
+    if row.get(LINE) is not None:  # (one file of several: that file)
+        return at(row.get(FILE) or where, row[LINE])
     return f"{where}, column {column!r}"
 
 
@@ -174,7 +175,9 @@ def _duplicates_message(
         frame = frame.filter(pl.col("run") == first["run"])  # the examples: the run named
     parts = []
     for r in frame.iter_rows(named=True):
-        if r.get(LINE) is not None:
+        if r.get(FILE) is not None:  # several files: each line with its file
+            place = " (" + "; ".join(at(f, n) for f, n in zip(r[FILE], r[LINE], strict=True)) + ")"
+        elif r.get(LINE) is not None:
             place = f" (lines {', '.join(map(str, r[LINE]))})"
         elif r.get(ROW) is not None:
             place = f" (row index {', '.join(map(str, r[ROW]))})"
@@ -245,14 +248,17 @@ def _duplicated_pairs(
     pos = LINE if LINE in names else ROW if rows else None
     if pos == ROW:
         lf = lf.with_row_index(ROW)  # (before the filter: the rows of the whole input)
+    # several files (a CSV glob): each line with its file, in the files' order
+    where = [FILE, LINE] if pos == LINE and FILE in names else [pos] if pos else []
+    firsts = [pl.col(c).sort_by(where).head(3) for c in where]
     found = (
         lf.filter(_pair_hash(keys).is_in(hashes.implode()))
-        .select(*on, *([pos] if pos else []))
+        .select(*on, *where)
         .group_by(on)
-        .agg(pl.len().alias("_n"), *([pl.col(pos).sort().head(3)] if pos else []))
+        .agg(pl.len().alias("_n"), *firsts)
         .filter(pl.col("_n") > 1)
     )
-    order = pl.col(pos).list.first() if pos else pl.col(on)
+    order = [pl.col(c).list.first() for c in where] if pos else pl.col(on)
     return found.sort(order, nulls_last=True).collect()
 
 
@@ -422,8 +428,8 @@ def _validate(prep: Prepared, *, flagged: bool = False) -> None:
     """
     run_cols = prep.run.collect_schema().names()
     qrels_cols = prep.qrels.collect_schema().names()
-    rpos = [LINE] if LINE in run_cols else []
-    qpos = [LINE] if LINE in qrels_cols else []
+    rpos = [c for c in (FILE, LINE) if c in run_cols] if LINE in run_cols else []
+    qpos = [c for c in (FILE, LINE) if c in qrels_cols] if LINE in qrels_cols else []
     qkeys = [k for k in prep.keys if k in qrels_cols]
 
     def maybe_dups(keys: list[str]) -> pl.Expr:

@@ -22,7 +22,7 @@ from rankframe._engine.sides_plan import (
     run_only,
 )
 from rankframe._errors import InputError, warn
-from rankframe._io.columns import LINE, Source, cast_id, check_mapping, describe, own_columns
+from rankframe._io.columns import FILE, LINE, Source, cast_id, check_mapping, describe, own_columns
 from rankframe._io.prefs import read_prefs_source
 from rankframe._io.readers import read_judged, read_qrels, read_run
 from rankframe._io.sides import ROLES, Sides
@@ -374,15 +374,19 @@ def _dedupe(run: pl.LazyFrame, keys: list[str], how: str) -> pl.LazyFrame:
     pair = [*keys, Q, D]
     odd = pl.col(S).cast(pl.Float64).is_finite().not_().fill_null(True)
     names = run.collect_schema().names()
+    # the input's order where lines are known: (file, line) for several files (a CSV glob)
+    line = pl.col(LINE).cast(pl.UInt64)
+    if FILE in names:
+        line = pl.col(FILE).to_physical().cast(pl.UInt64) * (1 << 32) + line
     if how == "best":
         score = pl.col(S).cast(pl.Float64)
         best = score == score.max().over(pair)
         # of tied best rows, one: the first line where lines are known
-        one = (pl.col(LINE) == pl.col(LINE).filter(best).min().over(pair)) if LINE in names else (
+        one = (line == line.filter(best).min().over(pair)) if LINE in names else (
             best.cum_sum().over(pair) == 1
         )
         return run.filter(odd | (best & one))
-    if LINE in names:  # the first line of the file
-        return run.filter(odd | (pl.col(LINE) == pl.col(LINE).min().over(pair)))
+    if LINE in names:  # the first line of the files
+        return run.filter(odd | (line == line.min().over(pair)))
     order = pl.int_range(pl.len()).over(pair)
     return run.filter(odd | (order == 0))

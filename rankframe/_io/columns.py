@@ -12,6 +12,9 @@ from rankframe._errors import InputError
 
 Q, D, S, REL = "query_id", "doc_id", "score", "relevance"
 LINE = "line_no"
+#: The file of each row, for an input read from several text files (a CSV glob): an Enum of
+#: the files in their sorted order, so that (FILE, LINE) orders the rows as the files list them.
+FILE = "line_file"
 
 #: Well-known column names, tried in order (then case-insensitively), for each canonical column.
 DEFAULT_NAMES: dict[str, tuple[str, ...]] = {
@@ -135,8 +138,8 @@ def check_mapping(mapping: Mapping[str, str] | None, where: str) -> dict[str, st
 
 
 def own_columns(names: Sequence[str]) -> list[str]:
-    """The columns of the input itself: without the line numbers the text readers add."""
-    return [n for n in names if n != LINE]
+    """The columns of the input itself: without the line numbers (and files) the text readers add."""
+    return [n for n in names if n not in (LINE, FILE)]
 
 
 def column_renames(

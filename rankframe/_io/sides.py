@@ -21,7 +21,7 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io.columns import LINE, D, Q, Source, describe
+from rankframe._io.columns import LINE, D, Q, Source, describe, own_columns
 from rankframe._io.readers import _read
 
 #: Optional columns of the side inputs and the names they are found under.
@@ -232,7 +232,7 @@ def _interactions(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, dict]:
 
 def _catalogue(lf: pl.LazyFrame, where: str) -> tuple[pl.LazyFrame, tuple[str, ...], int, bool, dict]:
     schema = lf.collect_schema()
-    names = [n for n in schema.names() if n != LINE]
+    names = own_columns(schema.names())
     features = _find(names, _FEATURE_NAMES)
     popularity = _find(names, (POPULARITY,))
     categories = tuple(n for n in names if n not in (D, features, popularity))

@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io.columns import DEFAULT_NAMES, LINE, D, Q
+from rankframe._io.columns import DEFAULT_NAMES, FILE, LINE, D, Q
 from rankframe._io.storage import scheme, suffixes
 from rankframe._io.trec_text import is_utf8, is_utf8_file, latin1_bytes
 
@@ -228,7 +228,8 @@ def _scan_csv_glob(path: str, separator: str, kind: str, ids: IdColumns | None) 
 
     Each file is read as :func:`_scan_csv` reads it (its own compression and encoding); their
     columns must be the same (in any order), else an :class:`InputError` names the two files.
-    Line numbers (``line_no``) are each file's own.
+    Line numbers (``line_no``) are each file's own; with several files, ``line_file`` names
+    the file (errors name it; ``dedupe="first"`` keeps the first row in the files' order).
     """
     files = sorted(f for f in globlib.glob(path, recursive=True) if os.path.isfile(f))
     if not files:
@@ -251,8 +252,10 @@ def _scan_csv_glob(path: str, separator: str, kind: str, ids: IdColumns | None) 
     # a day without impressions: its header alone would type every column as text
     files = [f for f in files if _has_rows(f, separator)] or files[:1]
     frames = []
+    named = pl.Enum(files) if len(files) > 1 else None  # (FILE: which file a line is of)
     for f in files:
         compressed = suffixes(f)[-1] in (".gz", ".bz2", ".xz", ".zst")
         frame = _scan_csv(f, separator, compressed, None, ids)
-        frames.append(frame.select(first + [LINE]) if first else frame)
+        frame = frame.select(first + [LINE]) if first else frame
+        frames.append(frame if named is None else frame.with_columns(pl.lit(f, dtype=named).alias(FILE)))
     return pl.concat(frames, how="vertical_relaxed")
