@@ -615,3 +615,20 @@ def test_errors_in_one_file_of_a_csv_glob_name_that_file(capsys, tmp_path):
     rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.csv"), glob, "-m", "RR")
     assert rc == 1
     assert f"First value that is not a number: 'zz' ({tmp_path / 'day2.csv'}, line 3)" in err
+
+
+def test_a_rank_mapping_on_parquet_with_the_duckdb_engine(capsys, tmp_path):
+    # --engine duckdb scans Parquet runs itself, where rank=pos was refused as an unknown
+    # canonical column; the run is now read as the default engine reads it (score = -rank).
+    # s1: b (relevant) at position 2: RR 1/2; s2: a at 1: RR 1.
+    pytest.importorskip("duckdb")
+    pl.DataFrame({"session": ["s1"] * 3 + ["s2"] * 3, "item": ["a", "b", "c"] * 2, "pos": [1, 2, 3] * 2}) \
+        .write_parquet(tmp_path / "run.parquet")
+    pl.DataFrame({"query_id": ["s1", "s2"], "doc_id": ["b", "a"], "relevance": [1, 1]}) \
+        .write_parquet(tmp_path / "q.parquet")
+    cols = ["--run-column", "query_id=session", "--run-column", "doc_id=item", "--run-column", "rank=pos"]
+    for engine in ("polars", "duckdb"):
+        rc, out, err = run_cli(capsys, "evaluate", str(tmp_path / "q.parquet"), str(tmp_path / "run.parquet"),
+                               "-m", "RR", "-q", "-f", "csv", "--engine", engine, *cols)
+        assert rc == 0, (engine, err)
+        assert per_query(out) == {"s1": 0.5, "s2": 1.0}, engine

@@ -327,6 +327,8 @@ def evaluate_duckdb(
     if judged is None:
         named = _named_runs(run)
         run_sources = [(None, run)] if named is None else list(named)
+        if run_columns and "rank" in run_columns:  # score = -rank: the run as prepare read it
+            run_sources = None
         qrels_sources: list[tuple[str | None, Source]] | None = [(None, qrels)]
     else:
         run_sources = qrels_sources = None
