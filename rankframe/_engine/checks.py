@@ -19,7 +19,7 @@ from rankframe._engine.options import (
     S,
 )
 from rankframe._errors import InputError, at, quote
-from rankframe._io.columns import FILE, LINE, own_columns
+from rankframe._io.columns import FILE, LINE, own_columns, position_columns
 
 if TYPE_CHECKING:
     from rankframe._engine.options import Prepared
@@ -32,8 +32,7 @@ def _first_unparsable(
 
     The counts: of the column's values (not null), and of the rows.
     """
-    names = lf.collect_schema().names()
-    pos = [c for c in (FILE, LINE) if c in names] if LINE in names else []
+    pos = position_columns(lf.collect_schema().names())
     bad, count = pl.collect_all([
         lf.filter(pl.col(col).is_not_null() & pl.col(col).cast(dtype, strict=False).is_null())
         .select(*pos, col)
@@ -249,16 +248,16 @@ def _duplicated_pairs(
     if pos == ROW:
         lf = lf.with_row_index(ROW)  # (before the filter: the rows of the whole input)
     # several files (a CSV glob): each line with its file, in the files' order
-    where = [FILE, LINE] if pos == LINE and FILE in names else [pos] if pos else []
-    firsts = [pl.col(c).sort_by(where).head(3) for c in where]
+    cols = position_columns(names) if pos == LINE else [pos] if pos else []
+    firsts = [pl.col(c).sort_by(cols).head(3) for c in cols]
     found = (
         lf.filter(_pair_hash(keys).is_in(hashes.implode()))
-        .select(*on, *where)
+        .select(*on, *cols)
         .group_by(on)
         .agg(pl.len().alias("_n"), *firsts)
         .filter(pl.col("_n") > 1)
     )
-    order = [pl.col(c).list.first() for c in where] if pos else pl.col(on)
+    order = [pl.col(c).list.first() for c in cols] if pos else pl.col(on)
     return found.sort(order, nulls_last=True).collect()
 
 
@@ -428,8 +427,7 @@ def _validate(prep: Prepared, *, flagged: bool = False) -> None:
     """
     run_cols = prep.run.collect_schema().names()
     qrels_cols = prep.qrels.collect_schema().names()
-    rpos = [c for c in (FILE, LINE) if c in run_cols] if LINE in run_cols else []
-    qpos = [c for c in (FILE, LINE) if c in qrels_cols] if LINE in qrels_cols else []
+    rpos, qpos = position_columns(run_cols), position_columns(qrels_cols)
     qkeys = [k for k in prep.keys if k in qrels_cols]
 
     def maybe_dups(keys: list[str]) -> pl.Expr:

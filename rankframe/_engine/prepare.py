@@ -176,7 +176,6 @@ def _warn_weight_by_another_name(sides: Sides, measures: list[Measure]) -> None:
         )
 
 
-
 def judged_columns(
     qrels_columns: Mapping[str, str] | None, run_columns: Mapping[str, str] | None
 ) -> dict[str, str]:
@@ -204,6 +203,7 @@ def judged_columns(
             )
             raise InputError(msg)
     return {**qrels_columns, **run_columns}
+
 
 def prepare(
     qrels: Source | None,
@@ -312,7 +312,6 @@ def prepare(
             )
             raise InputError(msg)
         if col not in names:
-            # (the mappings were checked as they were read: dicts)
             mapped = judged_columns(qrels_columns, run_columns) if judged is not None else (
                 run_columns or {}
             )

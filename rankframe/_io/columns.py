@@ -137,9 +137,42 @@ def check_mapping(mapping: Mapping[str, str] | None, where: str) -> dict[str, st
     return mapping
 
 
+def position_columns(names: Sequence[str]) -> list[str]:
+    """The columns that place a row of a text input: ``[line_file,] line_no``; [] for others.
+
+    Examples
+    --------
+    >>> position_columns(["query_id", "line_no"]), position_columns(["query_id", "line_file", "line_no"])
+    (['line_no'], ['line_file', 'line_no'])
+    """
+    return [c for c in (FILE, LINE) if c in names] if LINE in names else []
+
+
 def own_columns(names: Sequence[str]) -> list[str]:
     """The columns of the input itself: without the line numbers (and files) the text readers add."""
     return [n for n in names if n not in (LINE, FILE)]
+
+
+def source_column(names: Sequence[str], canon: str, mapping: Mapping[str, str]) -> str | None:
+    """The column that becomes ``canon``: the mapping's (as given), else a well-known name.
+
+    Well-known names (:data:`DEFAULT_NAMES`) are tried in order as written, then in any case;
+    None when none is among ``names``.
+
+    Examples
+    --------
+    >>> source_column(["QID", "docno"], "query_id", {})
+    'QID'
+    >>> source_column(["session", "qid"], "query_id", {"query_id": "session"})
+    'session'
+    """
+    if canon in mapping:
+        return mapping[canon]
+    found = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
+    if found is None:
+        lowered = {n.lower(): n for n in names}
+        found = next((lowered[c] for c in DEFAULT_NAMES[canon] if c in lowered), None)
+    return found
 
 
 def column_renames(
@@ -160,18 +193,13 @@ def column_renames(
     rename: dict[str, str] = {}
     missing: list[str] = []
     for canon in needed:
+        src = source_column(names, canon, mapping)
         if canon in mapping:
-            src = mapping[canon]
             if src not in names:
                 raise InputError.missing_columns(kind, [src], own_columns(names), where, canonical=canon)
-        else:
-            src = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
-            if src is None:
-                lowered = {n.lower(): n for n in names}
-                src = next((lowered[c] for c in DEFAULT_NAMES[canon] if c in lowered), None)
-            if src is None or src in rename:
-                missing.append(canon)
-                continue
+        elif src is None or src in rename:
+            missing.append(canon)
+            continue
         rename[src] = canon
     if missing:
         tried = [c for m in missing for c in DEFAULT_NAMES[m]]

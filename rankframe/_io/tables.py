@@ -16,7 +16,7 @@ from typing import Any
 import polars as pl
 
 from rankframe._errors import InputError
-from rankframe._io.columns import DEFAULT_NAMES, FILE, LINE, D, Q
+from rankframe._io.columns import FILE, LINE, D, Q, source_column
 from rankframe._io.storage import scheme, suffixes
 from rankframe._io.trec_text import is_utf8, is_utf8_file, latin1_bytes
 
@@ -29,19 +29,8 @@ def id_columns(needed: tuple[str, ...], columns: Mapping[str, str] | None) -> Id
     mapping = columns if isinstance(columns, Mapping) else {}
 
     def find(names: Sequence[str]) -> list[str]:
-        lowered = {n.lower(): n for n in names}
-        found = []
-        for canon in (Q, D):
-            if canon not in needed:
-                continue
-            src = mapping.get(canon)
-            if src is None:
-                src = next((c for c in DEFAULT_NAMES[canon] if c in names), None)
-                if src is None:
-                    src = next((lowered[c] for c in DEFAULT_NAMES[canon] if c in lowered), None)
-            if src in names:
-                found.append(src)
-        return found
+        found = (source_column(names, canon, mapping) for canon in (Q, D) if canon in needed)
+        return [src for src in found if src in names]
 
     return find
 
